@@ -1,0 +1,42 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DataSourceOptions } from 'typeorm';
+import { DatabaseConfig } from '../config/configuration';
+import { Email } from '../emails/email.entity';
+import { Genre } from '../genres/genre.entity';
+import { Marble } from '../marbles/marble.entity';
+import { Movie } from '../movies/movie.entity';
+import { PhoneNumber } from '../phone-numbers/phone-number.entity';
+import { User } from '../users/user.entity';
+import { Init1732000000000 } from './migrations/1732000000000-init';
+
+export const ENTITIES = [User, Genre, Email, Marble, PhoneNumber, Movie];
+export const MIGRATIONS = [Init1732000000000];
+
+/** TypeORM options for a configured database; migrations run on start, never `synchronize`. */
+export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: true,
+    migrationsTransactionMode: 'each' as const,
+    synchronize: false,
+    logging: ['error' as const],
+  };
+  if (database.type === 'sqlite') {
+    if (database.path !== ':memory:') mkdirSync(dirname(database.path), { recursive: true });
+    return { ...common, type: 'better-sqlite3', database: database.path, enableWAL: true };
+  }
+  return {
+    ...common,
+    type: 'mysql',
+    url: database.url,
+    charset: 'utf8mb4',
+    // Timestamps are stored in UTC and read back as text, so no time zone ever shifts them.
+    timezone: 'Z',
+    dateStrings: true,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    poolSize: 10,
+  };
+}

@@ -1,0 +1,31 @@
+import { boolean, foreignKey, integer, reference, string, userSummary } from '../rest/fields';
+import { defineResource } from '../rest/resource';
+
+export const EMAILS = defineResource({
+  singular: 'email',
+  plural: 'emails',
+  label: 'Email',
+  table: 'emails',
+  fields: [
+    integer('id'),
+    string('email', {
+      searchable: true,
+      write: { required: true, email: true, maxLength: 255, unique: true },
+    }),
+    boolean('is_primary', { write: { default: false } }),
+    foreignKey('user_id', 'users', { required: true }),
+    reference('user', {
+      table: 'users',
+      targetColumn: 'id',
+      rootColumn: 'user_id',
+      fields: userSummary(),
+    }),
+    // The user whose billing address this is: users.email_id points here.
+    reference('billing_user', {
+      table: 'users',
+      targetColumn: 'email_id',
+      rootColumn: 'id',
+      fields: userSummary(),
+    }),
+  ],
+});

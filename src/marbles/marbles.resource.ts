@@ -1,0 +1,42 @@
+import {
+  boolean,
+  decimal,
+  foreignKey,
+  integer,
+  reference,
+  string,
+  timestamp,
+  userSummary,
+} from '../rest/fields';
+import { defineResource } from '../rest/resource';
+
+export const MARBLES = defineResource({
+  singular: 'marble',
+  plural: 'marbles',
+  label: 'Marble',
+  table: 'marbles',
+  fields: [
+    integer('id'),
+    string('name', {
+      searchable: true,
+      write: { required: true, notBlank: true, maxLength: 255, unique: true },
+    }),
+    integer('radius_mm', { write: { min: 1, default: 1 } }),
+    decimal('price', {
+      scale: 2,
+      write: { nullable: true, greaterThan: '0', max: '9999.99', default: null },
+    }),
+    boolean('is_discounted', { write: { default: false } }),
+    timestamp('created_at'),
+    timestamp('updated_at'),
+    foreignKey('user_id', 'users', { nullable: true, default: null }),
+    reference('user', {
+      table: 'users',
+      targetColumn: 'id',
+      rootColumn: 'user_id',
+      fields: userSummary(),
+    }),
+    string('description', { searchable: true, write: { default: '' } }),
+    string('picture'),
+  ],
+});

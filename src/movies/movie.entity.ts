@@ -1,0 +1,52 @@
+import {
+  Column,
+  Entity,
+  JoinColumn,
+  JoinTable,
+  ManyToMany,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { Genre } from '../genres/genre.entity';
+import { User } from '../users/user.entity';
+
+@Entity('movies')
+export class Movie {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 255, unique: true })
+  name: string;
+
+  @Column({ type: 'decimal', precision: 8, scale: 2, nullable: true })
+  price: string | null;
+
+  @Column({ name: 'main_genre_id', type: 'int', nullable: true })
+  mainGenreId: number | null;
+
+  @ManyToOne(() => Genre, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'main_genre_id' })
+  mainGenre?: Genre | null;
+
+  @ManyToMany(() => Genre)
+  @JoinTable({
+    name: 'genres_movies',
+    joinColumn: { name: 'movie_id' },
+    inverseJoinColumn: { name: 'genre_id' },
+  })
+  genres?: Genre[];
+
+  @ManyToMany(() => User)
+  @JoinTable({
+    name: 'movies_users',
+    joinColumn: { name: 'movie_id' },
+    inverseJoinColumn: { name: 'user_id' },
+  })
+  users?: User[];
+
+  @Column({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt: string;
+
+  @Column({ name: 'updated_at', type: 'datetime', precision: 3 })
+  updatedAt: string;
+}

@@ -1,0 +1,58 @@
+import {
+  collection,
+  decimal,
+  foreignKey,
+  genreSummary,
+  integer,
+  reference,
+  string,
+  timestamp,
+  userSummary,
+} from '../rest/fields';
+import { defineResource } from '../rest/resource';
+
+export const MOVIES = defineResource({
+  singular: 'movie',
+  plural: 'movies',
+  label: 'Movie',
+  table: 'movies',
+  fields: [
+    integer('id'),
+    timestamp('created_at'),
+    string('name', {
+      searchable: true,
+      write: { required: true, notBlank: true, maxLength: 255, unique: true },
+    }),
+    decimal('price', {
+      scale: 2,
+      write: { nullable: true, greaterThan: '0', max: '999999.99', default: null },
+    }),
+    timestamp('updated_at'),
+    foreignKey('main_genre_id', 'genres', { nullable: true, default: null }),
+    reference('main_genre', {
+      table: 'genres',
+      targetColumn: 'id',
+      rootColumn: 'main_genre_id',
+      fields: genreSummary(),
+    }),
+    // The interface document: `genres` is empty in listings; show and writes carry the real ones.
+    collection('genres', {
+      through: 'genres_movies',
+      ownerColumn: 'movie_id',
+      targetColumn: 'genre_id',
+      table: 'genres',
+      fields: genreSummary(),
+      inIndex: false,
+      writeAs: 'genre_ids',
+    }),
+    collection('users', {
+      through: 'movies_users',
+      ownerColumn: 'movie_id',
+      targetColumn: 'user_id',
+      table: 'users',
+      fields: userSummary(),
+      inIndex: true,
+      writeAs: 'user_ids',
+    }),
+  ],
+});

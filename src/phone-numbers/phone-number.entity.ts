@@ -1,0 +1,19 @@
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { User } from '../users/user.entity';
+
+@Entity('phone_numbers')
+export class PhoneNumber {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  /** Free-form, stored exactly as sent. */
+  @Column({ type: 'varchar', length: 255, unique: true })
+  number: string;
+
+  @Column({ name: 'user_id', type: 'int' })
+  userId: number;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id' })
+  user?: User;
+}

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { QueryParams } from '../rest/list-query';
+import { findRecord, listRecords } from '../rest/list';
+import { Paginator } from '../rest/pagination/paginator';
+import { RecordQuery } from '../rest/record-query';
+import { recordQueryFor } from '../rest/typeorm';
+import { PHONE_NUMBERS } from './phone-numbers.resource';
+
+@Injectable()
+export class PhoneNumbersService {
+  private readonly records: RecordQuery;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly paginator: Paginator,
+  ) {
+    this.records = recordQueryFor(PHONE_NUMBERS, dataSource);
+  }
+
+  list(params: QueryParams) {
+    return listRecords(this.records, this.paginator, params);
+  }
+
+  show(id: number) {
+    return findRecord(this.records, id);
+  }
+}

@@ -1,0 +1,25 @@
+import type { Request } from 'express';
+
+interface RouteLayer {
+  route?: { methods: Record<string, boolean> };
+  match(path: string): boolean;
+}
+
+const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * The methods the application serves on the request's path, from Express's own route table, so
+ * a 405's `Allow` header cannot disagree with the routes.
+ */
+export function allowedMethods(req: Request): string[] {
+  const stack = (req.app as unknown as { router: { stack: RouteLayer[] } }).router.stack;
+  const methods = new Set<string>();
+  for (const layer of stack) {
+    if (!layer.route || !layer.match(req.path)) continue;
+    for (const [method, on] of Object.entries(layer.route.methods)) {
+      if (on && method !== '_all') methods.add(method.toUpperCase());
+    }
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return ORDER.filter((m) => methods.has(m));
+}

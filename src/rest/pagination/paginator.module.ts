@@ -1,0 +1,38 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DEFAULT_PAGINATOR_OPTIONS, Paginator, PaginatorOptions } from './paginator';
+
+/** Token of the application-wide paginator defaults set by `PaginatorModule.forRoot`. */
+export const PAGINATOR_DEFAULTS = Symbol('PAGINATOR_DEFAULTS');
+
+/**
+ * `forRoot` sets the defaults once for the application; `forFeature` gives the importing module
+ * its own `Paginator`, with its options laid over those defaults, or disabled with `null`.
+ */
+@Module({})
+export class PaginatorModule {
+  static forRoot(options: Partial<PaginatorOptions> = {}): DynamicModule {
+    return {
+      module: PaginatorModule,
+      global: true,
+      providers: [
+        { provide: PAGINATOR_DEFAULTS, useValue: { ...DEFAULT_PAGINATOR_OPTIONS, ...options } },
+      ],
+      exports: [PAGINATOR_DEFAULTS],
+    };
+  }
+
+  static forFeature(options: Partial<PaginatorOptions> | null = {}): DynamicModule {
+    return {
+      module: PaginatorModule,
+      providers: [
+        {
+          provide: Paginator,
+          useFactory: (defaults: PaginatorOptions = DEFAULT_PAGINATOR_OPTIONS) =>
+            new Paginator(options === null ? null : { ...defaults, ...options }),
+          inject: [{ token: PAGINATOR_DEFAULTS, optional: true }],
+        },
+      ],
+      exports: [Paginator],
+    };
+  }
+}

@@ -1,0 +1,308 @@
+/**
+ * The SQL side of a collection, compiled once from its declaration: the select list, the joins,
+ * the SQL expression behind every filterable path and the row mapper. A request only adds WHERE,
+ * ORDER BY and LIMIT pieces made of those precompiled expressions and bound parameters, so no
+ * name a client sends reaches SQL, and no per-request work repeats what is known per collection.
+ *
+ * Statements per list request: one COUNT on the root table (joined only to what the filters
+ * name), one page query with the to-one joins, and one query per to-many relation for the whole
+ * page.
+ */
+import { CollectionField, ReferenceField, ScalarField, ScalarType } from './fields';
+import { Filter, FilterValue, ListQuery, Ordering } from './list-query';
+import { ResourceDefinition } from './resource';
+import { canonicalDecimal, isoTimestamp } from './values';
+
+export type Dialect = 'mysql' | 'sqlite';
+
+/** Runs one statement with bound parameters and resolves to its rows. */
+export type SqlRunner = (sql: string, parameters: unknown[]) => Promise<Record<string, unknown>[]>;
+
+export type ApiRecord = Record<string, unknown>;
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+}
+
+export interface ListResult {
+  records: ApiRecord[];
+  /** Size of the whole filtered set, when it was asked for. */
+  count?: number;
+}
+
+interface PathColumn {
+  type: ScalarType;
+  /** Expression compared and ordered by (decimals are cast on SQLite, which stores them as text). */
+  expression: string;
+  /** Join this path needs, if it lives on a referenced table. */
+  join?: string;
+}
+
+type Reader = (row: Record<string, unknown>) => unknown;
+
+interface Slot {
+  key: string;
+  read: Reader;
+}
+
+const ROOT = 't';
+
+export class RecordQuery {
+  /** Type of every path a client may filter and order by. */
+  readonly paths = new Map<string, ScalarType>();
+  private readonly columns = new Map<string, PathColumn>();
+  private readonly slots: Slot[] = [];
+  private readonly manyFields: CollectionField[];
+  private readonly selectFrom: string;
+  private readonly countFrom: string;
+  private readonly searchExpressions: string[];
+  private readonly idColumn: string;
+
+  constructor(
+    private readonly resource: ResourceDefinition,
+    private readonly dialect: Dialect,
+    private readonly quote: (name: string) => string,
+    private readonly run: SqlRunner,
+  ) {
+    const select: string[] = [];
+    const joins: string[] = [];
+    const column = (alias: string, name: string) => `${alias}.${quote(name)}`;
+    let index = 0;
+    const selectColumn = (expression: string): string => {
+      const alias = `c${index++}`;
+      select.push(`${expression} AS ${alias}`);
+      return alias;
+    };
+
+    this.idColumn = column(ROOT, 'id');
+    this.countFrom = `FROM ${quote(resource.table)} ${ROOT}`;
+
+    for (const field of resource.fields) {
+      if (field.kind === 'scalar') {
+        const expression = column(ROOT, field.column);
+        this.addPath(field.name, field.type, expression);
+        if (field.rendered) {
+          const alias = selectColumn(expression);
+          this.slots.push({ key: field.name, read: readerFor(field.type, alias) });
+        }
+      } else if (field.kind === 'reference') {
+        const alias = `r${joins.length}`;
+        const join =
+          ` LEFT JOIN ${quote(field.table)} ${alias}` +
+          ` ON ${column(alias, field.targetColumn)} = ${column(ROOT, field.rootColumn)}`;
+        joins.push(join);
+        const members = field.fields.map((sub) => {
+          const expression = column(alias, sub.column);
+          this.addPath(`${field.name}.${sub.name}`, sub.type, expression, join);
+          return { key: sub.name, read: readerFor(sub.type, selectColumn(expression)) };
+        });
+        this.slots.push({ key: field.name, read: referenceReader(field, members) });
+      } else {
+        this.slots.push({ key: field.name, read: () => [] });
+      }
+    }
+
+    this.manyFields = resource.fields.filter((f): f is CollectionField => f.kind === 'collection');
+    this.selectFrom = `SELECT ${select.join(', ')} ${this.countFrom}${joins.join('')}`;
+    this.searchExpressions = resource.fields
+      .filter((f): f is ScalarField => f.kind === 'scalar' && f.searchable)
+      .map((f) => `LOWER(${column(ROOT, f.column)}) LIKE ? ESCAPE '!'`);
+  }
+
+  /** The records of one page (or all, without a window) and, if asked, the filtered count. */
+  async list(query: ListQuery, window: PageWindow | null, withCount: boolean): Promise<ListResult> {
+    const where = this.where(query);
+    const countJoins = [...where.joins].join('');
+    const [records, counted] = await Promise.all([
+      this.select(
+        where.sql + this.orderBy(query.ordering) + limit(window),
+        where.parameters,
+        'index',
+      ),
+      withCount
+        ? this.run(`SELECT COUNT(*) AS n ${this.countFrom}${countJoins}${where.sql}`, where.parameters)
+        : undefined,
+    ]);
+    return { records, count: counted ? Number(counted[0].n) : undefined };
+  }
+
+  get label(): string {
+    return this.resource.label;
+  }
+
+  async findById(id: number): Promise<ApiRecord | undefined> {
+    const [record] = await this.select(` WHERE ${this.idColumn} = ?`, [id], 'show');
+    return record;
+  }
+
+  /** Records with the given ids, in the order of `ids` (missing ones left out). */
+  async findByIds(ids: number[]): Promise<ApiRecord[]> {
+    if (ids.length === 0) return [];
+    const records = await this.select(
+      ` WHERE ${this.idColumn} IN (${placeholders(ids.length)})`,
+      ids,
+      'show',
+    );
+    const byId = new Map<number, ApiRecord>(records.map((r) => [r.id as number, r]));
+    const found: ApiRecord[] = [];
+    for (const id of ids) {
+      const record = byId.get(id);
+      if (record) found.push(record);
+    }
+    return found;
+  }
+
+  private async select(tail: string, parameters: unknown[], view: 'index' | 'show') {
+    const rows = await this.run(this.selectFrom + tail, parameters);
+    const records = rows.map((row) => this.mapRow(row));
+    for (const field of this.manyFields) {
+      if (view === 'show' || field.inIndex) await this.loadMany(field, records);
+    }
+    return records;
+  }
+
+  private mapRow(row: Record<string, unknown>): ApiRecord {
+    const record: ApiRecord = {};
+    for (const slot of this.slots) record[slot.key] = slot.read(row);
+    return record;
+  }
+
+  private async loadMany(field: CollectionField, records: ApiRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const q = this.quote;
+    const select = field.fields.map((f, i) => `x.${q(f.column)} AS c${i}`).join(', ');
+    const sql =
+      `SELECT j.${q(field.ownerColumn)} AS owner, ${select}` +
+      ` FROM ${q(field.through)} j JOIN ${q(field.table)} x ON x.${q('id')} = j.${q(field.targetColumn)}` +
+      ` WHERE j.${q(field.ownerColumn)} IN (${placeholders(records.length)})` +
+      ` ORDER BY j.${q(field.ownerColumn)}, x.${q('id')}`;
+    const rows = await this.run(
+      sql,
+      records.map((r) => r.id),
+    );
+    const byOwner = new Map<number, unknown[]>();
+    for (const record of records) {
+      const items: unknown[] = [];
+      record[field.name] = items;
+      byOwner.set(record.id as number, items);
+    }
+    const readers = field.fields.map((f, i) => ({ key: f.name, read: readerFor(f.type, `c${i}`) }));
+    for (const row of rows) {
+      const item: ApiRecord = {};
+      for (const r of readers) item[r.key] = r.read(row);
+      byOwner.get(Number(row.owner))?.push(item);
+    }
+  }
+
+  private addPath(path: string, type: ScalarType, expression: string, join?: string) {
+    this.paths.set(path, type);
+    const compared =
+      type === 'decimal' && this.dialect === 'sqlite' ? `CAST(${expression} AS REAL)` : expression;
+    this.columns.set(path, { type, expression: compared, join });
+  }
+
+  private where(query: ListQuery) {
+    const clauses: string[] = [];
+    const parameters: unknown[] = [];
+    const joins = new Set<string>();
+    for (const filter of query.filters) {
+      const column = this.columns.get(filter.path)!;
+      if (column.join) joins.add(column.join);
+      clauses.push(this.condition(column, filter, parameters));
+    }
+    if (query.search !== undefined && this.searchExpressions.length > 0) {
+      const pattern = likePattern(query.search);
+      clauses.push(`(${this.searchExpressions.join(' OR ')})`);
+      for (let i = 0; i < this.searchExpressions.length; i++) parameters.push(pattern);
+    }
+    return { sql: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', parameters, joins };
+  }
+
+  private condition(column: PathColumn, filter: Filter, parameters: unknown[]): string {
+    const { expression } = column;
+    const placeholder = this.placeholder(column.type);
+    const [value] = filter.values;
+    switch (filter.op) {
+      case 'eq':
+        if (value === null) return `${expression} IS NULL`;
+        parameters.push(bindable(value));
+        return `${expression} = ${placeholder}`;
+      case 'in': {
+        const present = filter.values.filter((v) => v !== null);
+        const parts: string[] = [];
+        if (present.length > 0) {
+          parameters.push(...present.map(bindable));
+          parts.push(`${expression} IN (${present.map(() => placeholder).join(', ')})`);
+        }
+        if (present.length < filter.values.length) parts.push(`${expression} IS NULL`);
+        return `(${parts.join(' OR ')})`;
+      }
+      case 'contains':
+        parameters.push(likePattern(String(value)));
+        return `LOWER(${expression}) LIKE ? ESCAPE '!'`;
+      default:
+        parameters.push(bindable(value));
+        return `${expression} ${COMPARISONS[filter.op]} ${placeholder}`;
+    }
+  }
+
+  private placeholder(type: ScalarType): string {
+    if (type !== 'decimal') return '?';
+    return this.dialect === 'sqlite' ? 'CAST(? AS REAL)' : 'CAST(? AS DECIMAL(65,30))';
+  }
+
+  private orderBy(ordering: Ordering[]): string {
+    const terms = ordering.map(
+      (o) => `${this.columns.get(o.path)!.expression} ${o.descending ? 'DESC' : 'ASC'}`,
+    );
+    if (!ordering.some((o) => o.path === 'id')) terms.push(`${this.idColumn} ASC`);
+    return ` ORDER BY ${terms.join(', ')}`;
+  }
+}
+
+const COMPARISONS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
+
+function limit(window: PageWindow | null): string {
+  return window ? ` LIMIT ${window.limit} OFFSET ${window.offset}` : '';
+}
+
+function placeholders(n: number): string {
+  return new Array(n).fill('?').join(', ');
+}
+
+/** SQLite cannot bind booleans. */
+function bindable(value: FilterValue): unknown {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+/** `%text%`, lower-cased, with `%`, `_` and the escape character `!` taken literally. */
+export function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
+}
+
+function readerFor(type: ScalarType, alias: string): Reader {
+  switch (type) {
+    case 'integer':
+      return (row) => (row[alias] === null ? null : Number(row[alias]));
+    case 'boolean':
+      return (row) => (row[alias] === null ? null : row[alias] === 1 || row[alias] === true);
+    case 'decimal':
+      return (row) => (row[alias] === null ? null : canonicalDecimal(String(row[alias])));
+    case 'timestamp':
+      return (row) => (row[alias] === null ? null : isoTimestamp(row[alias] as string));
+    default:
+      return (row) => row[alias];
+  }
+}
+
+function referenceReader(field: ReferenceField, members: Slot[]): Reader {
+  const absent = field.omitWhenAbsent ? undefined : null;
+  const [idMember] = members;
+  return (row) => {
+    if (idMember.read(row) === null) return absent;
+    const value: ApiRecord = {};
+    for (const m of members) value[m.key] = m.read(row);
+    return value;
+  };
+}

@@ -1,0 +1,38 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { Observable, map } from 'rxjs';
+import { CONTENT_TYPES, formatOf } from './format';
+import { renderBody } from './render';
+import { RESOURCE } from './resource.decorator';
+import { ResourceDefinition } from './resource';
+
+/** Global interceptor: wraps pages in the envelope and encodes every result as JSON or XML. */
+@Injectable()
+export class RenderInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    const resource = this.reflector.get<ResourceDefinition | undefined>(RESOURCE, context.getClass());
+    return next.handle().pipe(
+      map((result: unknown) => {
+        if (result === undefined) return undefined;
+        const format = formatOf(res);
+        res.setHeader('Content-Type', CONTENT_TYPES[format]);
+        return renderBody(result, format, resource, requestUrl(req));
+      }),
+    );
+  }
+}
+
+export function requestUrl(req: Request) {
+  const original = req.originalUrl;
+  const queryAt = original.indexOf('?');
+  return {
+    base: `${req.protocol}://${req.get('host')}${queryAt === -1 ? original : original.slice(0, queryAt)}`,
+    query: queryAt === -1 ? '' : original.slice(queryAt + 1),
+  };
+}

@@ -1,0 +1,32 @@
+/** Conversions between database values and their API forms (CONTRACT §2). */
+
+/**
+ * A decimal string in canonical form: no exponent, no leading `+`, trailing zeros trimmed but at
+ * least one fraction digit (`4.00` → `4.0`, `9.230` → `9.23`, `4000` → `4000.0`). Works on the
+ * digits, never through a float.
+ */
+export function canonicalDecimal(value: string): string {
+  let text = value.trim();
+  let sign = '';
+  if (text.startsWith('-') || text.startsWith('+')) {
+    sign = text[0] === '-' ? '-' : '';
+    text = text.slice(1);
+  }
+  const point = text.indexOf('.');
+  let whole = point === -1 ? text : text.slice(0, point);
+  let fraction = point === -1 ? '' : text.slice(point + 1);
+  whole = whole.replace(/^0+(?=\d)/, '') || '0';
+  fraction = fraction.replace(/0+$/, '') || '0';
+  if (whole === '0' && fraction === '0') sign = '';
+  return `${sign}${whole}.${fraction}`;
+}
+
+/**
+ * `2024-05-01 12:00:00.123` (how both databases hand back a stored UTC timestamp) →
+ * `2024-05-01T12:00:00.123Z`.
+ */
+export function isoTimestamp(value: string | Date): string {
+  if (value instanceof Date) return value.toISOString();
+  const fraction = value.length > 20 ? value.slice(20, 23).padEnd(3, '0') : '000';
+  return `${value.slice(0, 10)}T${value.slice(11, 19)}.${fraction}Z`;
+}
