@@ -1,0 +1,21 @@
+/** Unit tests run in parallel; e2e suites share one database, so they run one file at a time. */
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }] };
+
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/test/unit/**/*.spec.ts'],
+      testEnvironment: 'node',
+      transform,
+    },
+    {
+      displayName: 'e2e',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testEnvironment: 'node',
+      transform,
+    },
+  ],
+};

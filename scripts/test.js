@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: unit tests, then every e2e suite on SQLite, then again on MySQL/MariaDB.
+ *
+ * MySQL is TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/records_test); its database is
+ * dropped and created afresh. Where no MySQL answers, the run still passes on SQLite and says so
+ * plainly, unless CI=true or REQUIRE_MYSQL=1, where a MySQL suite that did not run is a failure.
+ * Extra arguments go to Jest (e.g. `npm test -- marbles`).
+ */
+const { spawnSync } = require('node:child_process');
+const { mkdtempSync, readFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+
+const mysqlUrl = process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306/records_test';
+const requireMysql = process.env.CI === 'true' || process.env.REQUIRE_MYSQL === '1';
+const jestBin = require.resolve('jest/bin/jest');
+const extra = process.argv.slice(2);
+const outDir = mkdtempSync(join(tmpdir(), 'records-test-'));
+
+function jest(name, args, env = {}) {
+  const outputFile = join(outDir, `${name}.json`);
+  console.log(`\n=== ${name} ===`);
+  const run = spawnSync(
+    process.execPath,
+    [jestBin, ...args, '--json', `--outputFile=${outputFile}`, ...extra],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  let report = { numPassedTests: 0, numFailedTests: 0, numTotalTests: 0 };
+  try {
+    report = JSON.parse(readFileSync(outputFile, 'utf8'));
+  } catch {
+    // Jest did not get as far as writing a report: counted as a failure below.
+  }
+  const ok = run.status === 0 && report.numFailedTests === 0 && report.numTotalTests > 0;
+  return { name, ok, passed: report.numPassedTests, failed: report.numFailedTests || (ok ? 0 : 1) };
+}
+
+async function prepareMysql() {
+  const mysql = require('mysql2/promise');
+  const url = new URL(mysqlUrl);
+  const database = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/';
+  let connection;
+  try {
+    connection = await mysql.createConnection({ uri: url.toString(), connectTimeout: 3000 });
+    await connection.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    await connection.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+    return undefined;
+  } catch (error) {
+    return `${error.code || ''} ${error.message}`.trim();
+  } finally {
+    await connection?.end().catch(() => undefined);
+  }
+}
+
+async function main() {
+  const results = [];
+  results.push(jest('unit', ['--selectProjects', 'unit']));
+  results.push(jest('e2e on SQLite', ['--selectProjects', 'e2e', '--runInBand'], { TEST_DATABASE: 'sqlite' }));
+
+  const mysqlProblem = await prepareMysql();
+  let mysqlNote;
+  if (mysqlProblem) {
+    mysqlNote = `MySQL e2e suites DID NOT RUN: no MySQL at ${mysqlUrl} (${mysqlProblem}).`;
+    if (requireMysql) results.push({ name: 'e2e on MySQL', ok: false, passed: 0, failed: 1 });
+  } else {
+    results.push(
+      jest('e2e on MySQL', ['--selectProjects', 'e2e', '--runInBand'], {
+        TEST_DATABASE: 'mysql',
+        TEST_MYSQL_URL: mysqlUrl,
+      }),
+    );
+  }
+
+  console.log('\n=== summary ===');
+  for (const r of results) {
+    console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.passed} passed, ${r.failed} failed`);
+  }
+  if (mysqlNote) console.log(`${requireMysql ? 'FAIL' : 'NOTE'} ${mysqlNote}`);
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(results.every((r) => r.ok) ? 0 : 1);
+}
+
+main();
