@@ -3,6 +3,8 @@ import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfigModule } from './config/config.module';
 import { AppConfig } from './config/configuration';
+import { DatabaseModule } from './database/database';
+import { ApiDocsModule } from './rest/api-docs';
 import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { EmailsModule } from './emails/emails.module';
@@ -21,6 +23,8 @@ export class AppModule {
       imports: [
         AppConfigModule.register(config),
         TypeOrmModule.forRoot(dataSourceOptions(config.database)),
+        DatabaseModule,
+        ApiDocsModule,
         PaginatorModule.forRoot(),
         DemoDataModule,
         EmailsModule,

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './config/configuration';
-import { configureApp } from './setup';
+import { APP_OPTIONS, configureApp } from './setup';
 
 async function bootstrap() {
   let config;
@@ -14,7 +14,10 @@ async function bootstrap() {
     console.error(error.message);
     process.exit(1);
   }
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config));
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.register(config),
+    APP_OPTIONS,
+  );
   configureApp(app);
   await app.listen(config.port);
   const where = config.database.type === 'sqlite' ? config.database.path : config.database.database;

@@ -10,11 +10,11 @@ export class Email {
   email: string;
 
   /** At most one per user: a unique index on (user, primary) enforces it in the database. */
-  @Column({ name: 'is_primary', type: 'boolean', default: false })
-  isPrimary: boolean;
+  @Column({ type: 'boolean', default: false })
+  is_primary: boolean;
 
-  @Column({ name: 'user_id', type: 'int' })
-  userId: number;
+  @Column({ type: 'int' })
+  user_id: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'user_id' })

@@ -9,24 +9,24 @@ export class Marble {
   @Column({ type: 'varchar', length: 255, unique: true })
   name: string;
 
-  @Column({ name: 'radius_mm', type: 'int', default: 1 })
-  radiusMm: number;
+  @Column({ type: 'int', default: 1 })
+  radius_mm: number;
 
   /** Kept as a decimal string end to end (SQLite stores it as text, see the migration). */
   @Column({ type: 'decimal', precision: 6, scale: 2, nullable: true })
   price: string | null;
 
-  @Column({ name: 'is_discounted', type: 'boolean', default: false })
-  isDiscounted: boolean;
+  @Column({ type: 'boolean', default: false })
+  is_discounted: boolean;
 
-  @Column({ name: 'created_at', type: 'datetime', precision: 3 })
-  createdAt: string;
+  @Column({ type: 'datetime', precision: 3 })
+  created_at: Date;
 
-  @Column({ name: 'updated_at', type: 'datetime', precision: 3 })
-  updatedAt: string;
+  @Column({ type: 'datetime', precision: 3 })
+  updated_at: Date;
 
-  @Column({ name: 'user_id', type: 'int', nullable: true })
-  userId: number | null;
+  @Column({ type: 'int', nullable: true })
+  user_id: number | null;
 
   @ManyToOne(() => User, { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'user_id' })

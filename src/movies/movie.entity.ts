@@ -21,8 +21,8 @@ export class Movie {
   @Column({ type: 'decimal', precision: 8, scale: 2, nullable: true })
   price: string | null;
 
-  @Column({ name: 'main_genre_id', type: 'int', nullable: true })
-  mainGenreId: number | null;
+  @Column({ type: 'int', nullable: true })
+  main_genre_id: number | null;
 
   @ManyToOne(() => Genre, { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'main_genre_id' })
@@ -44,9 +44,9 @@ export class Movie {
   })
   users?: User[];
 
-  @Column({ name: 'created_at', type: 'datetime', precision: 3 })
-  createdAt: string;
+  @Column({ type: 'datetime', precision: 3 })
+  created_at: Date;
 
-  @Column({ name: 'updated_at', type: 'datetime', precision: 3 })
-  updatedAt: string;
+  @Column({ type: 'datetime', precision: 3 })
+  updated_at: Date;
 }

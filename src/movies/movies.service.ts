@@ -1,28 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { QueryParams } from '../rest/list-query';
-import { findRecord, listRecords } from '../rest/list';
+import { Database } from '../database/database';
+import { RecordCollection } from '../rest/collection';
 import { Paginator } from '../rest/pagination/paginator';
-import { RecordQuery } from '../rest/record-query';
-import { recordQueryFor } from '../rest/typeorm';
+import { Movie } from './movie.entity';
 import { MOVIES } from './movies.resource';
 
+/** The interface document gives movies no bulk routes. */
 @Injectable()
-export class MoviesService {
-  private readonly records: RecordQuery;
-
-  constructor(
-    dataSource: DataSource,
-    private readonly paginator: Paginator,
-  ) {
-    this.records = recordQueryFor(MOVIES, dataSource);
-  }
-
-  list(params: QueryParams) {
-    return listRecords(this.records, this.paginator, params);
-  }
-
-  show(id: number) {
-    return findRecord(this.records, id);
+export class MoviesService extends RecordCollection {
+  constructor(db: Database, paginator: Paginator) {
+    super(MOVIES, db, paginator, { entity: Movie, bulk: false });
   }
 }

@@ -10,8 +10,8 @@ export class PhoneNumber {
   @Column({ type: 'varchar', length: 255, unique: true })
   number: string;
 
-  @Column({ name: 'user_id', type: 'int' })
-  userId: number;
+  @Column({ type: 'int' })
+  user_id: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'user_id' })

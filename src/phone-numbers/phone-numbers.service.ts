@@ -1,28 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { QueryParams } from '../rest/list-query';
-import { findRecord, listRecords } from '../rest/list';
+import { Database } from '../database/database';
+import { RecordCollection } from '../rest/collection';
 import { Paginator } from '../rest/pagination/paginator';
-import { RecordQuery } from '../rest/record-query';
-import { recordQueryFor } from '../rest/typeorm';
+import { PhoneNumber } from './phone-number.entity';
 import { PHONE_NUMBERS } from './phone-numbers.resource';
 
 @Injectable()
-export class PhoneNumbersService {
-  private readonly records: RecordQuery;
-
-  constructor(
-    dataSource: DataSource,
-    private readonly paginator: Paginator,
-  ) {
-    this.records = recordQueryFor(PHONE_NUMBERS, dataSource);
-  }
-
-  list(params: QueryParams) {
-    return listRecords(this.records, this.paginator, params);
-  }
-
-  show(id: number) {
-    return findRecord(this.records, id);
+export class PhoneNumbersService extends RecordCollection {
+  constructor(db: Database, paginator: Paginator) {
+    super(PHONE_NUMBERS, db, paginator, { entity: PhoneNumber, bulk: true });
   }
 }

@@ -161,11 +161,12 @@ export function parseTimestamp(raw: string): string | undefined {
   const m = TIMESTAMP.exec(raw.trim());
   if (!m) return undefined;
   const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
+  // The calendar fields must exist as written (no 2024-02-30, no 24:00) before any offset applies.
+  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d)) return undefined;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${normalizeZone(zone)}`);
-  if (Number.isNaN(ms)) return undefined;
-  const date = new Date(ms);
-  if (zone.toUpperCase() === 'Z' && date.getUTCDate() !== Number(d)) return undefined;
-  return toDatabaseTimestamp(date);
+  return Number.isNaN(ms) ? undefined : toDatabaseTimestamp(new Date(ms));
 }
 
 function normalizeZone(zone: string): string {

@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Observable, map } from 'rxjs';
+import { allowedMethods } from './allowed-methods';
 import { CONTENT_TYPES, formatOf } from './format';
 import { renderBody } from './render';
 import { RESOURCE } from './resource.decorator';
@@ -19,7 +20,11 @@ export class RenderInterceptor implements NestInterceptor {
     const resource = this.reflector.get<ResourceDefinition | undefined>(RESOURCE, context.getClass());
     return next.handle().pipe(
       map((result: unknown) => {
+        if (req.method === 'OPTIONS') res.setHeader('Allow', allowedMethods(req).join(', '));
         if (result === undefined) return undefined;
+        if (res.statusCode === 201 && isRecord(result)) {
+          res.setHeader('Location', `${origin(req)}${req.path.replace(/\/$/, '')}/${result.id}`);
+        }
         const format = formatOf(res);
         res.setHeader('Content-Type', CONTENT_TYPES[format]);
         return renderBody(result, format, resource, requestUrl(req));
@@ -28,11 +33,19 @@ export class RenderInterceptor implements NestInterceptor {
   }
 }
 
+function isRecord(result: unknown): result is { id: number } {
+  return typeof result === 'object' && result !== null && 'id' in result && !Array.isArray(result);
+}
+
+function origin(req: Request): string {
+  return `${req.protocol}://${req.get('host')}`;
+}
+
 export function requestUrl(req: Request) {
   const original = req.originalUrl;
   const queryAt = original.indexOf('?');
   return {
-    base: `${req.protocol}://${req.get('host')}${queryAt === -1 ? original : original.slice(0, queryAt)}`,
+    base: `${origin(req)}${queryAt === -1 ? original : original.slice(0, queryAt)}`,
     query: queryAt === -1 ? '' : original.slice(queryAt + 1),
   };
 }

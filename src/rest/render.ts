@@ -27,6 +27,11 @@ export class Message<T = unknown> {
   ) {}
 }
 
+/** A body with no declared shape (the OpenAPI document): XML types are inferred from values. */
+export class Untyped {
+  constructor(readonly value: unknown) {}
+}
+
 export interface ErrorBody {
   message: string;
   errors?: unknown;
@@ -111,6 +116,9 @@ export function renderBody(
     const envelope = buildEnvelope(result, url.base, url.query);
     if (format === 'json') return JSON.stringify(envelope);
     return encodeXml('hash', envelope, resource ? shapesOf(resource).envelope : ANY);
+  }
+  if (result instanceof Untyped) {
+    return format === 'json' ? JSON.stringify(result.value) : encodeXml('hash', result.value);
   }
   if (format === 'json') return JSON.stringify(result);
   const shapes = resource ? shapesOf(resource) : undefined;

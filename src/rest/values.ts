@@ -30,3 +30,24 @@ export function isoTimestamp(value: string | Date): string {
   const fraction = value.length > 20 ? value.slice(20, 23).padEnd(3, '0') : '000';
   return `${value.slice(0, 10)}T${value.slice(11, 19)}.${fraction}Z`;
 }
+
+/** A decimal string with up to `scale` digits after the point, no exponent, no `+`. */
+export function decimalPattern(scale: number): RegExp {
+  return new RegExp(`^-?\\d{1,20}(\\.\\d{1,${scale}})?$`);
+}
+
+/** Compares two decimal strings exactly: negative, zero or positive like a sort comparator. */
+export function compareDecimals(a: string, b: string): number {
+  const [x, y] = [scaled(a), scaled(b)];
+  const scale = Math.max(x.fraction.length, y.fraction.length);
+  const diff =
+    BigInt(x.sign + x.whole + x.fraction.padEnd(scale, '0')) -
+    BigInt(y.sign + y.whole + y.fraction.padEnd(scale, '0'));
+  return diff < 0n ? -1 : diff > 0n ? 1 : 0;
+}
+
+function scaled(value: string) {
+  const sign = value.startsWith('-') ? '-' : '';
+  const [whole, fraction = ''] = value.replace(/^[+-]/, '').split('.');
+  return { sign, whole: whole || '0', fraction };
+}

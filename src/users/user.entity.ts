@@ -11,8 +11,8 @@ export class User {
   login: string;
 
   /** The user's billing address; its e-mail record shows this user as `billing_user`. */
-  @Column({ name: 'email_id', type: 'int', nullable: true, unique: true })
-  emailId: number | null;
+  @Column({ type: 'int', nullable: true, unique: true })
+  email_id: number | null;
 
   @OneToOne(() => Email, { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'email_id' })

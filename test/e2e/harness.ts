@@ -13,7 +13,7 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { AppConfig, DatabaseConfig, parseDatabaseUrl } from '../../src/config/configuration';
 import { DemoData } from '../../src/database/demo-data';
-import { configureApp } from '../../src/setup';
+import { APP_OPTIONS, configureApp } from '../../src/setup';
 
 export type Row = Record<string, unknown>;
 
@@ -46,7 +46,7 @@ export async function startApp(overrides: Partial<AppConfig> = {}): Promise<Test
   const moduleRef = await Test.createTestingModule({
     imports: [AppModule.register(config)],
   }).compile();
-  const app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error', 'warn'] }));
+  const app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ ...APP_OPTIONS, logger: ['error', 'warn'] }));
   await app.init();
   const dataSource = app.get(DataSource);
   const q = (name: string) => dataSource.driver.escape(name);

@@ -4,6 +4,9 @@ import { DEFAULT_PAGINATOR_OPTIONS, Paginator, PaginatorOptions } from './pagina
 /** Token of the application-wide paginator defaults set by `PaginatorModule.forRoot`. */
 export const PAGINATOR_DEFAULTS = Symbol('PAGINATOR_DEFAULTS');
 
+/** Token of one feature module's own options (`null`: pagination disabled). */
+export const PAGINATOR_FEATURE_OPTIONS = Symbol('PAGINATOR_FEATURE_OPTIONS');
+
 /**
  * `forRoot` sets the defaults once for the application; `forFeature` gives the importing module
  * its own `Paginator`, with its options laid over those defaults, or disabled with `null`.
@@ -25,11 +28,15 @@ export class PaginatorModule {
     return {
       module: PaginatorModule,
       providers: [
+        // A plain value under its own token, so that Nest can tell two feature modules apart.
+        { provide: PAGINATOR_FEATURE_OPTIONS, useValue: options },
         {
           provide: Paginator,
-          useFactory: (defaults: PaginatorOptions = DEFAULT_PAGINATOR_OPTIONS) =>
-            new Paginator(options === null ? null : { ...defaults, ...options }),
-          inject: [{ token: PAGINATOR_DEFAULTS, optional: true }],
+          useFactory: (
+            feature: Partial<PaginatorOptions> | null,
+            defaults: PaginatorOptions = DEFAULT_PAGINATOR_OPTIONS,
+          ) => new Paginator(feature === null ? null : { ...defaults, ...feature }),
+          inject: [PAGINATOR_FEATURE_OPTIONS, { token: PAGINATOR_DEFAULTS, optional: true }],
         },
       ],
       exports: [Paginator],

@@ -38,7 +38,14 @@ export class Page<T = unknown> {
   ) {}
 }
 
-const DIGITS = /^\d{1,12}$/;
+const DIGITS = /^\d+$/;
+
+/** Page numbers and sizes beyond this are taken as this: far past any end, and safe as an OFFSET. */
+const LARGEST = 1e12;
+
+function whole(raw: string): number {
+  return Math.min(Number(raw), LARGEST);
+}
 
 /**
  * Page-number pagination (service interface, Limits). `options` null means pagination is
@@ -54,13 +61,13 @@ export class Paginator {
     if (options.pageSizeQueryParam !== null) {
       const raw = last(params[options.pageSizeQueryParam]);
       if (raw !== undefined && DIGITS.test(raw)) {
-        const requested = Number(raw);
+        const requested = whole(raw);
         if (requested === 0 && options.maxPageSize === null) return { all: true };
         if (requested > 0) pageSize = Math.min(requested, options.maxPageSize ?? requested);
       }
     }
     const rawPage = last(params[options.pageQueryParam]);
-    const page = rawPage !== undefined && DIGITS.test(rawPage) ? Math.max(Number(rawPage), 1) : 1;
+    const page = rawPage !== undefined && DIGITS.test(rawPage) ? Math.max(whole(rawPage), 1) : 1;
     return { all: false, page, pageSize };
   }
 

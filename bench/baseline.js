@@ -1,0 +1,375 @@
+#!/usr/bin/env node
+/**
+ * Hand-written baseline for `npm run bench`: plain `node:http` + `mysql2`, no framework, no ORM.
+ *
+ * It does the same job as the service for the benchmarked routes and answers them with
+ * byte-identical bodies (CONTRACT §2, §3, §6), so that the benchmark measures what the service's
+ * layers cost, not a different amount of work:
+ *
+ *   GET /api/demo/marbles[.json|.xml][?page=N&page_size=M]   enveloped page, COUNT(*) in parallel
+ *   GET /api/demo/emails[.json|.xml][?page=N&page_size=M]    same, with user and billing_user
+ *   GET /api/demo/marbles/:id[.json|.xml]                    one record
+ *   GET /api/plain/movies[.json]                             bare array, users in one extra query
+ *
+ * It is what a competent engineer would write by hand: parameterised SQL through a pool
+ * configured like the service's, rows mapped to plain objects and `JSON.stringify`, XML built
+ * as a string. Filters, ordering, search, Accept negotiation and writes are not implemented
+ * (they are not benchmarked); every other request is a 404.
+ *
+ * Environment: DATABASE_URL (mysql://user:pass@host:3306/db), PORT, HOST (default 127.0.0.1).
+ */
+'use strict';
+
+const http = require('node:http');
+const mysql = require('mysql2/promise');
+
+const DATABASE_URL = process.env.DATABASE_URL;
+const PORT = Number(process.env.PORT || 3101);
+const HOST = process.env.HOST || '127.0.0.1';
+if (!DATABASE_URL || !/^(mysql|mariadb):\/\//.test(DATABASE_URL)) {
+  console.error('baseline: DATABASE_URL must be mysql://user:pass@host:3306/database');
+  process.exit(1);
+}
+
+// Same pool options as the service (src/database/data-source-options.ts).
+const pool = mysql.createPool({
+  uri: DATABASE_URL.replace(/^mariadb:/, 'mysql:'),
+  charset: 'utf8mb4',
+  timezone: 'Z',
+  dateStrings: true,
+  supportBigNumbers: true,
+  bigNumberStrings: true,
+  connectionLimit: 10,
+});
+
+const PAGE_SIZE = 30;
+const MAX_PAGE_SIZE = 40;
+const JSON_TYPE = 'application/json; charset=utf-8';
+const XML_TYPE = 'application/xml; charset=utf-8';
+const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
+
+// ---------------------------------------------------------------------------------------------
+// Values (CONTRACT §2)
+
+/** `8.00` → `8.0`, `9.230` → `9.23`, `4000` → `4000.0`; on the digits, never through a float. */
+function decimal(value) {
+  if (value === null) return null;
+  let text = String(value);
+  let sign = '';
+  if (text[0] === '-') {
+    sign = '-';
+    text = text.slice(1);
+  }
+  const point = text.indexOf('.');
+  const whole = (point === -1 ? text : text.slice(0, point)).replace(/^0+(?=\d)/, '') || '0';
+  const fraction = (point === -1 ? '' : text.slice(point + 1)).replace(/0+$/, '') || '0';
+  if (whole === '0' && fraction === '0') sign = '';
+  return `${sign}${whole}.${fraction}`;
+}
+
+/** `2024-05-01 12:00:00.123` (DATETIME(3) as text, UTC) → `2024-05-01T12:00:00.123Z`. */
+function timestamp(value) {
+  if (value === null) return null;
+  const fraction = value.length > 20 ? value.slice(20, 23).padEnd(3, '0') : '000';
+  return `${value.slice(0, 10)}T${value.slice(11, 19)}.${fraction}Z`;
+}
+
+/** XML dateTime: no fraction. */
+function xmlTimestamp(value) {
+  return `${value.slice(0, 10)}T${value.slice(11, 19)}Z`;
+}
+
+const XML_SPECIAL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
+const XML_SPECIAL_ALL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g;
+
+/** Escapes markup; characters XML 1.0 cannot carry (controls, lone surrogates) become U+FFFD. */
+function escapeXml(text) {
+  const clean = text.isWellFormed() ? text : text.toWellFormed();
+  if (!XML_SPECIAL.test(clean)) return clean;
+  return clean.replace(XML_SPECIAL_ALL, (c) =>
+    c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '\r' ? '&#13;' : '\uFFFD',
+  );
+}
+
+const xInt = (tag, v) =>
+  v === null ? `<${tag} nil="true"/>` : `<${tag} type="integer">${v}</${tag}>`;
+const xStr = (tag, v) => (v === null ? `<${tag} nil="true"/>` : `<${tag}>${escapeXml(v)}</${tag}>`);
+const xBool = (tag, v) =>
+  v === null ? `<${tag} nil="true"/>` : `<${tag} type="boolean">${v === 1}</${tag}>`;
+const xDec = (tag, v) =>
+  v === null ? `<${tag} nil="true"/>` : `<${tag} type="decimal">${decimal(v)}</${tag}>`;
+const xTime = (tag, v) =>
+  v === null ? `<${tag} nil="true"/>` : `<${tag} type="dateTime">${xmlTimestamp(v)}</${tag}>`;
+const xUser = (tag, id, login) =>
+  id === null ? '' : `<${tag}>${xInt('id', id)}${xStr('login', login)}</${tag}>`;
+
+const bool = (v) => (v === null ? null : v === 1);
+
+// ---------------------------------------------------------------------------------------------
+// Collections: SQL and row mappers
+
+const MARBLE_SELECT =
+  'SELECT t.id, t.name, t.radius_mm, t.price, t.is_discounted, t.created_at, t.updated_at,' +
+  ' u.id AS user_id, u.login AS user_login, t.description, t.picture' +
+  ' FROM marbles t LEFT JOIN users u ON u.id = t.user_id';
+
+function marbleJson(r) {
+  const m = {
+    id: r.id,
+    name: r.name,
+    radius_mm: r.radius_mm,
+    price: decimal(r.price),
+    is_discounted: bool(r.is_discounted),
+    created_at: timestamp(r.created_at),
+    updated_at: timestamp(r.updated_at),
+  };
+  if (r.user_id !== null) m.user = { id: r.user_id, login: r.user_login };
+  m.description = r.description;
+  m.picture = r.picture;
+  return m;
+}
+
+function marbleXml(r, tag) {
+  return (
+    `<${tag}>` +
+    xInt('id', r.id) +
+    xStr('name', r.name) +
+    xInt('radius-mm', r.radius_mm) +
+    xDec('price', r.price) +
+    xBool('is-discounted', r.is_discounted) +
+    xTime('created-at', r.created_at) +
+    xTime('updated-at', r.updated_at) +
+    xUser('user', r.user_id, r.user_login) +
+    xStr('description', r.description) +
+    xStr('picture', r.picture) +
+    `</${tag}>`
+  );
+}
+
+const EMAIL_SELECT =
+  'SELECT t.id, t.email, t.is_primary, u.id AS user_id, u.login AS user_login,' +
+  ' b.id AS billing_id, b.login AS billing_login' +
+  ' FROM emails t LEFT JOIN users u ON u.id = t.user_id LEFT JOIN users b ON b.email_id = t.id';
+
+function emailJson(r) {
+  const e = { id: r.id, email: r.email, is_primary: bool(r.is_primary) };
+  if (r.user_id !== null) e.user = { id: r.user_id, login: r.user_login };
+  if (r.billing_id !== null) e.billing_user = { id: r.billing_id, login: r.billing_login };
+  return e;
+}
+
+function emailXml(r, tag) {
+  return (
+    `<${tag}>` +
+    xInt('id', r.id) +
+    xStr('email', r.email) +
+    xBool('is-primary', r.is_primary) +
+    xUser('user', r.user_id, r.user_login) +
+    xUser('billing-user', r.billing_id, r.billing_login) +
+    `</${tag}>`
+  );
+}
+
+const COLLECTIONS = {
+  marbles: {
+    label: 'Marble',
+    select: MARBLE_SELECT,
+    count: 'SELECT COUNT(*) AS n FROM marbles t',
+    json: marbleJson,
+    xml: marbleXml,
+  },
+  emails: {
+    label: 'Email',
+    select: EMAIL_SELECT,
+    count: 'SELECT COUNT(*) AS n FROM emails t',
+    json: emailJson,
+    xml: emailXml,
+  },
+};
+
+const MOVIE_SELECT =
+  'SELECT t.id, t.created_at, t.name, t.price, t.updated_at, g.id AS genre_id, g.name AS genre_name' +
+  ' FROM movies t LEFT JOIN genres g ON g.id = t.main_genre_id ORDER BY t.id';
+
+// ---------------------------------------------------------------------------------------------
+// Handlers
+
+const DIGITS = /^\d{1,12}$/;
+const ID = /^[1-9]\d{0,9}$/;
+
+/** Last value of a query parameter, like the service's `simple` query parser. */
+function param(params, name) {
+  const all = params.getAll(name);
+  return all.length ? all[all.length - 1] : undefined;
+}
+
+/** `next`/`previous`: the request's URL with every parameter kept, in order, and the page changed. */
+function pageUrl(base, query, page) {
+  const parts = query === '' ? [] : query.split('&');
+  let found = false;
+  for (let i = 0; i < parts.length; i++) {
+    const eq = parts[i].indexOf('=');
+    let name = eq === -1 ? parts[i] : parts[i].slice(0, eq);
+    try {
+      name = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      // Undecodable name: compared as sent.
+    }
+    if (name !== 'page') continue;
+    if (found) {
+      parts.splice(i--, 1);
+    } else {
+      parts[i] = `page=${page}`;
+      found = true;
+    }
+  }
+  if (!found) parts.push(`page=${page}`);
+  return `${base}?${parts.join('&')}`;
+}
+
+async function index(collection, format, req, path, query) {
+  const params = new URLSearchParams(query);
+  let pageSize = PAGE_SIZE;
+  const rawSize = param(params, 'page_size');
+  if (rawSize !== undefined && DIGITS.test(rawSize) && Number(rawSize) > 0) {
+    pageSize = Math.min(Number(rawSize), MAX_PAGE_SIZE);
+  }
+  const rawPage = param(params, 'page');
+  const page = rawPage !== undefined && DIGITS.test(rawPage) ? Math.max(Number(rawPage), 1) : 1;
+
+  const [[rows], [[counted]]] = await Promise.all([
+    pool.query(`${collection.select} ORDER BY t.id LIMIT ? OFFSET ?`, [
+      pageSize,
+      (page - 1) * pageSize,
+    ]),
+    pool.query(collection.count),
+  ]);
+  const count = Number(counted.n);
+  const totalPages = Math.ceil(count / pageSize);
+  const base = `http://${req.headers.host}${path}`;
+  const next = page * pageSize < count ? pageUrl(base, query, page + 1) : undefined;
+  const previous = page > 1 ? pageUrl(base, query, page - 1) : undefined;
+
+  if (format === 'json') {
+    const envelope = { count, page, page_size: pageSize, total_pages: totalPages };
+    if (next !== undefined) envelope.next = next;
+    if (previous !== undefined) envelope.previous = previous;
+    envelope.results = rows.map(collection.json);
+    return JSON.stringify(envelope);
+  }
+  let xml =
+    XML_DECLARATION +
+    '<hash>' +
+    xInt('count', count) +
+    xInt('page', page) +
+    xInt('page-size', pageSize) +
+    xInt('total-pages', totalPages);
+  if (next !== undefined) xml += xStr('next', next);
+  if (previous !== undefined) xml += xStr('previous', previous);
+  if (rows.length === 0) {
+    xml += '<results type="array"/>';
+  } else {
+    xml += '<results type="array">';
+    for (const row of rows) xml += collection.xml(row, 'result');
+    xml += '</results>';
+  }
+  return xml + '</hash>\n';
+}
+
+async function show(collection, format, id) {
+  const [rows] = await pool.query(`${collection.select} WHERE t.id = ?`, [id]);
+  if (rows.length === 0) return undefined;
+  return format === 'json'
+    ? JSON.stringify(collection.json(rows[0]))
+    : XML_DECLARATION + collection.xml(rows[0], 'hash') + '\n';
+}
+
+async function movies() {
+  const [rows] = await pool.query(MOVIE_SELECT);
+  const list = [];
+  const byId = new Map();
+  for (const r of rows) {
+    const movie = {
+      id: r.id,
+      created_at: timestamp(r.created_at),
+      name: r.name,
+      price: decimal(r.price),
+      updated_at: timestamp(r.updated_at),
+    };
+    if (r.genre_id !== null) movie.main_genre = { id: r.genre_id, name: r.genre_name };
+    movie.genres = []; // empty in listings, always (interface document)
+    movie.users = [];
+    list.push(movie);
+    byId.set(r.id, movie);
+  }
+  if (list.length > 0) {
+    const [users] = await pool.query(
+      'SELECT j.movie_id, u.id, u.login FROM movies_users j JOIN users u ON u.id = j.user_id' +
+        ' WHERE j.movie_id IN (?) ORDER BY j.movie_id, u.id',
+      [list.map((m) => m.id)],
+    );
+    for (const u of users) byId.get(u.movie_id).users.push({ id: u.id, login: u.login });
+  }
+  return JSON.stringify(list);
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+function send(res, status, type, body) {
+  res.writeHead(status, {
+    Vary: 'Accept',
+    'Content-Type': type,
+    'Content-Length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+const notFound = (res, message = 'Not found.') =>
+  send(res, 404, JSON_TYPE, JSON.stringify({ message }));
+
+const ROUTE = /^\/api\/(demo|plain)\/([a-z_]+)(?:\/([^/.]+))?\/?(?:\.(json|xml))?$/;
+
+async function handle(req, res) {
+  const queryAt = req.url.indexOf('?');
+  const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : req.url.slice(queryAt + 1);
+  const match = req.method === 'GET' ? ROUTE.exec(path) : null;
+  if (!match) return notFound(res);
+  const [, prefix, name, id, suffix] = match;
+  const format = suffix || 'json';
+  const type = format === 'json' ? JSON_TYPE : XML_TYPE;
+
+  if (prefix === 'plain') {
+    if (name !== 'movies' || id !== undefined || format !== 'json') return notFound(res);
+    return send(res, 200, type, await movies());
+  }
+  const collection = COLLECTIONS[name];
+  if (!collection) return notFound(res);
+  if (id === undefined)
+    return send(res, 200, type, await index(collection, format, req, path, query));
+  if (!ID.test(id) || Number(id) > 2147483647)
+    return notFound(res, `${collection.label} ${id} not found.`);
+  const body = await show(collection, format, Number(id));
+  if (body === undefined) return notFound(res, `${collection.label} ${id} not found.`);
+  send(res, 200, type, body);
+}
+
+const server = http.createServer((req, res) => {
+  handle(req, res).catch((error) => {
+    console.error(`baseline: ${req.method} ${req.url}: ${error.message}`);
+    if (!res.headersSent) send(res, 500, JSON_TYPE, '{"message":"Internal server error."}');
+    else res.destroy();
+  });
+});
+
+server.listen(PORT, HOST, () => console.log(`baseline listening on http://${HOST}:${PORT}`));
+
+function shutdown() {
+  server.close();
+  server.closeIdleConnections();
+  pool.end().finally(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2000).unref();
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);

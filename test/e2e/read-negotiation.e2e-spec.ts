@@ -1,0 +1,272 @@
+/**
+ * Format negotiation on every GET route (CONTRACT §1): path suffix, then `format=`, then Accept
+ * with q-values; JSON by default; 406 for an explicit unsupported format; headers.
+ */
+import { startApp, TestApp } from './harness';
+import {
+  expectJson,
+  expectXml,
+  insertUsers,
+  JSON_TYPE,
+  xmlDocument,
+} from './read-helpers';
+
+const PONG_JSON = '{"message":"pong"}';
+const PONG_XML = xmlDocument('<hash><message>pong</message></hash>');
+const CHILD_PONG_JSON = '{"message":"child pong"}';
+const CHILD_PONG_XML = xmlDocument('<hash><message>child pong</message></hash>');
+
+const EMAIL = { id: 1, email: 'ann@example.com', is_primary: true, user: { id: 1, login: 'ann' } };
+const EMAIL_XML =
+  '<id type="integer">1</id><email>ann@example.com</email><is-primary type="boolean">true</is-primary>' +
+  '<user><id type="integer">1</id><login>ann</login></user>';
+
+/** Every GET route of the service, without a suffix. */
+const GET_ROUTES = [
+  '/api/demo/emails',
+  '/api/demo/emails/1',
+  '/api/demo/emails/ping',
+  '/api/demo/emails/child_ping',
+  '/api/demo/phone_numbers',
+  '/api/demo/phone_numbers/1',
+  '/api/demo/phone_numbers/ping',
+  '/api/demo/phone_numbers/child_ping',
+  '/api/demo/marbles',
+  '/api/demo/marbles/1',
+  '/api/plain/movies',
+  '/api/plain/movies/1',
+];
+
+describe('read side: format negotiation', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp();
+    await insertUsers(t, ['ann']);
+    await t.insert('emails', [{ id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 }]);
+    await t.insert('phone_numbers', [{ id: 1, number: '555 0100', user_id: 1 }]);
+    await t.insert('marbles', [
+      {
+        id: 1,
+        name: 'Amber Swirl',
+        radius_mm: 12,
+        price: '9.20',
+        is_discounted: false,
+        created_at: '2024-05-01 12:00:00.250',
+        updated_at: '2024-05-01 12:00:00.250',
+        user_id: 1,
+        description: '',
+        picture: null,
+      },
+    ]);
+    await t.insert('genres', [{ id: 1, name: 'Action' }]);
+    await t.insert('movies', [
+      {
+        id: 1,
+        name: 'Midnight Harbor',
+        price: '12.00',
+        main_genre_id: 1,
+        created_at: '2024-03-01 10:00:00.000',
+        updated_at: '2024-03-01 10:00:00.000',
+      },
+    ]);
+    await t.insert('genres_movies', [{ movie_id: 1, genre_id: 1 }]);
+    await t.insert('movies_users', [{ movie_id: 1, user_id: 1 }]);
+  });
+
+  afterAll(() => t.close());
+
+  describe('suffixes on every GET route', () => {
+    it.each(GET_ROUTES)('should answer %s in JSON without suffix or header, and the same with .json', async (route) => {
+      const plain = await t.http().get(route);
+      expectJson(plain);
+      const suffixed = await t.http().get(`${route}.json`);
+      expectJson(suffixed);
+      expect(suffixed.text).toBe(plain.text);
+      expect(() => JSON.parse(plain.text)).not.toThrow();
+    });
+
+    it.each(GET_ROUTES)('should answer %s.xml in XML, as Accept: application/xml does', async (route) => {
+      const suffixed = await t.http().get(`${route}.xml`);
+      expectXml(suffixed);
+      const accepted = await t.http().get(route).set('Accept', 'application/xml');
+      expectXml(accepted);
+      expect(suffixed.text).toBe(accepted.text);
+    });
+
+    it('should answer ping and child_ping of both collections with pong messages in both formats', async () => {
+      for (const collection of ['emails', 'phone_numbers']) {
+        const base = `/api/demo/${collection}`;
+        expect((await t.http().get(`${base}/ping`)).text).toBe(PONG_JSON);
+        expect((await t.http().get(`${base}/ping.json`)).text).toBe(PONG_JSON);
+        expect((await t.http().get(`${base}/ping.xml`)).text).toBe(PONG_XML);
+        expect((await t.http().get(`${base}/child_ping`)).text).toBe(CHILD_PONG_JSON);
+        expect((await t.http().get(`${base}/child_ping.json`)).text).toBe(CHILD_PONG_JSON);
+        expect((await t.http().get(`${base}/child_ping.xml`)).text).toBe(CHILD_PONG_XML);
+      }
+    });
+
+    it('should render the roots of each kind of response in XML', async () => {
+      const show = await t.http().get('/api/demo/emails/1.xml');
+      expect(show.text).toBe(xmlDocument(`<hash>${EMAIL_XML}</hash>`));
+      const index = await t.http().get('/api/demo/emails.xml');
+      expect(index.text).toBe(
+        xmlDocument(
+          '<hash><count type="integer">1</count><page type="integer">1</page>' +
+            '<page-size type="integer">30</page-size><total-pages type="integer">1</total-pages>' +
+            `<results type="array"><result>${EMAIL_XML}</result></results></hash>`,
+        ),
+      );
+      const movies = await t.http().get('/api/plain/movies.xml');
+      expect(movies.text.startsWith(xmlDocument('<objects type="array"><object><id type="integer">1</id>').trimEnd())).toBe(true);
+      expect(movies.text.endsWith('</object></objects>\n')).toBe(true);
+    });
+  });
+
+  describe('trailing slash', () => {
+    it('should serve the index of each collection with a trailing slash', async () => {
+      for (const route of ['/api/demo/emails', '/api/demo/phone_numbers', '/api/demo/marbles', '/api/plain/movies']) {
+        const plain = await t.http().get(route);
+        const slashed = await t.http().get(`${route}/`);
+        expectJson(slashed);
+        expect(slashed.body).toStrictEqual(plain.body);
+      }
+    });
+
+    it('should negotiate XML on an index with a trailing slash', async () => {
+      const res = await t.http().get('/api/demo/emails/').set('Accept', 'application/xml');
+      expectXml(res);
+      expect(res.text).toContain(`<results type="array"><result>${EMAIL_XML}</result></results>`);
+    });
+  });
+
+  describe('precedence', () => {
+    it('should let the .json suffix beat format=xml and Accept: application/xml', async () => {
+      const res = await t
+        .http()
+        .get('/api/demo/emails/1.json?format=xml')
+        .set('Accept', 'application/xml');
+      expectJson(res);
+      expect(res.body).toStrictEqual(EMAIL);
+    });
+
+    it('should let the .xml suffix beat format=json and Accept: application/json', async () => {
+      const res = await t
+        .http()
+        .get('/api/demo/emails/1.xml?format=json')
+        .set('Accept', 'application/json');
+      expectXml(res);
+      expect(res.text).toBe(xmlDocument(`<hash>${EMAIL_XML}</hash>`));
+    });
+
+    it('should let format=xml beat Accept: application/json', async () => {
+      const res = await t.http().get('/api/demo/emails/1?format=xml').set('Accept', 'application/json');
+      expectXml(res);
+      expect(res.text).toBe(xmlDocument(`<hash>${EMAIL_XML}</hash>`));
+    });
+
+    it('should let format=json beat Accept: application/xml', async () => {
+      const res = await t.http().get('/api/demo/emails/1?format=json').set('Accept', 'application/xml');
+      expectJson(res);
+      expect(res.body).toStrictEqual(EMAIL);
+    });
+
+    it('should apply format= on index, ping and movies routes too', async () => {
+      expectXml(await t.http().get('/api/demo/marbles?format=xml'));
+      expect((await t.http().get('/api/demo/phone_numbers/ping?format=xml')).text).toBe(PONG_XML);
+      expectXml(await t.http().get('/api/plain/movies?format=xml'));
+      expectXml(await t.http().get('/api/plain/movies/1?format=xml'));
+      expectJson(await t.http().get('/api/plain/movies/1?format=json').set('Accept', 'text/xml'));
+    });
+  });
+
+  describe('Accept header', () => {
+    it.each([
+      ['application/xml', 'xml'],
+      ['text/xml', 'xml'],
+      ['application/json', 'json'],
+      ['*/*', 'json'],
+      ['text/html', 'json'],
+      ['image/png', 'json'],
+      ['application/json;q=0.5, application/xml;q=0.9', 'xml'],
+      ['application/xml;q=0.2, application/json', 'json'],
+      ['text/xml;q=0.8, */*;q=0.1', 'xml'],
+      ['application/xml, */*', 'xml'],
+      ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'xml'],
+      ['application/xml;q=0', 'json'],
+      ['text/plain, application/json;q=0.1', 'json'],
+      ['application/xml; charset=utf-8', 'xml'],
+      ['Application/XML', 'xml'],
+      ['application/json, text/xml;q=0.9', 'json'],
+    ])('should answer Accept: %s in %s', async (accept, format) => {
+      const res = await t.http().get('/api/demo/emails/ping').set('Accept', accept);
+      if (format === 'xml') {
+        expectXml(res);
+        expect(res.text).toBe(PONG_XML);
+      } else {
+        expectJson(res);
+        expect(res.text).toBe(PONG_JSON);
+      }
+    });
+
+    it('should answer JSON when no Accept header is sent', async () => {
+      const res = await t.http().get('/api/demo/marbles/1').unset('Accept');
+      expectJson(res);
+      expect(res.body.name).toBe('Amber Swirl');
+    });
+  });
+
+  describe('unsupported formats', () => {
+    it.each([
+      '/api/demo/emails.csv',
+      '/api/demo/emails/1.csv',
+      '/api/demo/emails/ping.csv',
+      '/api/demo/marbles.yaml',
+      '/api/plain/movies/1.html',
+      '/api/demo/emails?format=yaml',
+      '/api/demo/emails/1?format=csv',
+      '/api/plain/movies?format=yaml',
+    ])('should answer %s with 406 and a JSON error body', async (route) => {
+      const res = await t.http().get(route);
+      expectJson(res, 406);
+      expect(res.body).toStrictEqual({ message: expect.any(String) });
+    });
+
+    it('should answer 406 in JSON even when Accept asks for XML', async () => {
+      const res = await t.http().get('/api/demo/emails?format=yaml').set('Accept', 'application/xml');
+      expectJson(res, 406);
+      expect(res.body).toStrictEqual({ message: expect.any(String) });
+    });
+
+    it('should let an unsupported suffix beat a supported format=', async () => {
+      const res = await t.http().get('/api/demo/emails.csv?format=json');
+      expectJson(res, 406);
+      expect(res.body).toStrictEqual({ message: expect.any(String) });
+    });
+
+    it('should not mistake an Accept with no supported type for an explicit format', async () => {
+      const res = await t.http().get('/api/demo/emails/1').set('Accept', 'text/csv');
+      expectJson(res);
+      expect(res.body).toStrictEqual(EMAIL);
+    });
+  });
+
+  describe('headers', () => {
+    it('should send Content-Type with charset and Vary: Accept on JSON and XML responses', async () => {
+      const json = await t.http().get('/api/demo/marbles');
+      expect(json.headers['content-type']).toBe(JSON_TYPE);
+      expect(json.headers['vary']).toBe('Accept');
+      const xml = await t.http().get('/api/demo/marbles').set('Accept', 'text/xml');
+      expect(xml.headers['content-type']).toBe('application/xml; charset=utf-8');
+      expect(xml.headers['vary']).toBe('Accept');
+    });
+
+    it('should send Vary: Accept on error responses', async () => {
+      for (const route of ['/api/demo/marbles/99', '/api/demo/marbles.csv', '/api/demo/nothing', '/api/demo/marbles?radius_mm=abc']) {
+        const res = await t.http().get(route);
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        expect(res.headers['vary']).toBe('Accept');
+      }
+    });
+  });
+});
