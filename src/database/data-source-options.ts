@@ -21,7 +21,7 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
     migrationsRun: true,
     migrationsTransactionMode: 'each' as const,
     synchronize: false,
-    logging: ['error' as const],
+    logging: false,
   };
   if (database.type === 'sqlite') {
     if (database.path !== ':memory:') mkdirSync(dirname(database.path), { recursive: true });
