@@ -25,7 +25,17 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
   };
   if (database.type === 'sqlite') {
     if (database.path !== ':memory:') mkdirSync(dirname(database.path), { recursive: true });
-    return { ...common, type: 'better-sqlite3', database: database.path, enableWAL: true };
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: database.path,
+      enableWAL: true,
+      // SQLite's own LOWER folds ASCII only; case-insensitive search must hold for É as on MySQL.
+      prepareDatabase: (db: { function: Function }) =>
+        db.function('lower', { deterministic: true }, (text: unknown) =>
+          typeof text === 'string' ? text.toLowerCase() : text,
+        ),
+    };
   }
   return {
     ...common,

@@ -7,7 +7,10 @@ import { expectJson, expectXml, insertUsers, xmlDocument } from './read-helpers'
 
 /** The methods of an Allow header. */
 function allowOf(header: string | undefined): string[] {
-  return (header ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+  return (header ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
 }
 
 describe('read side: errors', () => {
@@ -74,7 +77,12 @@ describe('read side: errors', () => {
     });
 
     it('should still find the records that exist', async () => {
-      for (const path of ['/api/demo/marbles/1', '/api/demo/emails/1', '/api/demo/phone_numbers/1', '/api/plain/movies/1']) {
+      for (const path of [
+        '/api/demo/marbles/1',
+        '/api/demo/emails/1',
+        '/api/demo/phone_numbers/1',
+        '/api/plain/movies/1',
+      ]) {
         const res = await t.http().get(path);
         expectJson(res);
         expect(res.body.id).toBe(1);
@@ -153,7 +161,12 @@ describe('read side: errors', () => {
 
   describe('methods not served', () => {
     it('should serve HEAD on the read routes, as Allow announces', async () => {
-      for (const path of ['/api/plain/movies', '/api/plain/movies/1', '/api/demo/emails', '/api/demo/emails/ping']) {
+      for (const path of [
+        '/api/plain/movies',
+        '/api/plain/movies/1',
+        '/api/demo/emails',
+        '/api/demo/emails/ping',
+      ]) {
         const res = await t.http().head(path);
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toBe('application/json; charset=utf-8');

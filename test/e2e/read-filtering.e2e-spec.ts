@@ -46,7 +46,16 @@ function marble(
 const MARBLES = [
   marble(1, 'Amber Swirl', 12, '9.20', false, '2024-05-01 12:00:00.000', 1, 'Sale: 50% off'),
   marble(2, 'Cobalt Aggie', 8, '10.00', true, '2024-05-01 12:00:00.500', null, '500 off'),
-  marble(3, 'Onyx Giant', 25, '100.50', false, '2024-06-15 08:00:00.000', 2, 'path C:\\glass\\onyx'),
+  marble(
+    3,
+    'Onyx Giant',
+    25,
+    '100.50',
+    false,
+    '2024-06-15 08:00:00.000',
+    2,
+    'path C:\\glass\\onyx',
+  ),
   marble(4, 'ruby tiny', 5, null, true, '2024-04-30 23:59:59.999', 1, 'Wow!'),
   marble(5, 'Jade_Star', 12, '4.00', false, '2024-05-02 00:00:00.000', 3, ''),
   marble(6, 'Coral Eye', 8, '9.20', false, '2024-05-01 11:59:59.999', 2, 'swirly'),
@@ -70,11 +79,46 @@ const GENRES = [
 ];
 
 const MOVIES = [
-  { id: 1, name: 'The Long Voyage', price: '12.50', main_genre_id: 1, created_at: '2024-03-01 10:00:00.000', updated_at: '2024-03-01 10:00:00.000' },
-  { id: 2, name: 'Midnight Harbor', price: '9.99', main_genre_id: 2, created_at: '2024-03-02 10:00:00.000', updated_at: '2024-03-02 10:00:00.000' },
-  { id: 3, name: 'the copper fox', price: null, main_genre_id: null, created_at: '2024-03-03 10:00:00.000', updated_at: '2024-03-03 10:00:00.000' },
-  { id: 4, name: 'Action Hero', price: '100.00', main_genre_id: 1, created_at: '2024-03-04 10:00:00.000', updated_at: '2024-03-04 10:00:00.000' },
-  { id: 5, name: '100% Drama', price: '12.50', main_genre_id: 3, created_at: '2024-03-05 10:00:00.000', updated_at: '2024-03-05 10:00:00.000' },
+  {
+    id: 1,
+    name: 'The Long Voyage',
+    price: '12.50',
+    main_genre_id: 1,
+    created_at: '2024-03-01 10:00:00.000',
+    updated_at: '2024-03-01 10:00:00.000',
+  },
+  {
+    id: 2,
+    name: 'Midnight Harbor',
+    price: '9.99',
+    main_genre_id: 2,
+    created_at: '2024-03-02 10:00:00.000',
+    updated_at: '2024-03-02 10:00:00.000',
+  },
+  {
+    id: 3,
+    name: 'the copper fox',
+    price: null,
+    main_genre_id: null,
+    created_at: '2024-03-03 10:00:00.000',
+    updated_at: '2024-03-03 10:00:00.000',
+  },
+  {
+    id: 4,
+    name: 'Action Hero',
+    price: '100.00',
+    main_genre_id: 1,
+    created_at: '2024-03-04 10:00:00.000',
+    updated_at: '2024-03-04 10:00:00.000',
+  },
+  {
+    id: 5,
+    name: '100% Drama',
+    price: '12.50',
+    main_genre_id: 3,
+    created_at: '2024-03-05 10:00:00.000',
+    updated_at: '2024-03-05 10:00:00.000',
+  },
 ];
 
 describe('read side: filters, ordering and search', () => {
@@ -167,9 +211,9 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should ignore query parameters that are not fields', async () => {
-      expect(await idsOf('/api/demo/emails?color=red&user_id__between=1&users=2&user.email=x')).toEqual([
-        1, 2, 3, 4, 5, 6,
-      ]);
+      expect(
+        await idsOf('/api/demo/emails?color=red&user_id__between=1&users=2&user.email=x'),
+      ).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
     it('should answer 400 naming the parameter for a value of the wrong type', async () => {
@@ -196,7 +240,9 @@ describe('read side: filters, ordering and search', () => {
       expect(await idsOf('/api/demo/marbles?radius_mm__gte=8')).toEqual([1, 2, 3, 5, 6]);
       expect(await idsOf('/api/demo/marbles?radius_mm__lt=5')).toEqual([7, 8]);
       expect(await idsOf('/api/demo/marbles?radius_mm__lte=5')).toEqual([4, 7, 8]);
-      expect(await idsOf('/api/demo/marbles?radius_mm__gt=4&radius_mm__lt=12')).toEqual([2, 4, 6, 9]);
+      expect(await idsOf('/api/demo/marbles?radius_mm__gt=4&radius_mm__lt=12')).toEqual([
+        2, 4, 6, 9,
+      ]);
     });
 
     it('should compare decimals as numbers, not as text', async () => {
@@ -233,16 +279,28 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should compare timestamps to the millisecond', async () => {
-      expect(await idsOf('/api/demo/marbles?created_at__gte=2024-05-01T12:00:00Z')).toEqual([1, 2, 3, 5, 7, 8, 9]);
-      expect(await idsOf('/api/demo/marbles?created_at__gt=2024-05-01T12:00:00Z')).toEqual([2, 3, 5, 7, 8, 9]);
-      expect(await idsOf('/api/demo/marbles?created_at__lt=2024-05-01T12:00:00.500Z')).toEqual([1, 4, 6]);
-      expect(await idsOf('/api/demo/marbles?created_at__lte=2024-05-01T12:00:00.500Z')).toEqual([1, 2, 4, 6]);
+      expect(await idsOf('/api/demo/marbles?created_at__gte=2024-05-01T12:00:00Z')).toEqual([
+        1, 2, 3, 5, 7, 8, 9,
+      ]);
+      expect(await idsOf('/api/demo/marbles?created_at__gt=2024-05-01T12:00:00Z')).toEqual([
+        2, 3, 5, 7, 8, 9,
+      ]);
+      expect(await idsOf('/api/demo/marbles?created_at__lt=2024-05-01T12:00:00.500Z')).toEqual([
+        1, 4, 6,
+      ]);
+      expect(await idsOf('/api/demo/marbles?created_at__lte=2024-05-01T12:00:00.500Z')).toEqual([
+        1, 2, 4, 6,
+      ]);
       expect(await idsOf('/api/demo/marbles?created_at=2024-05-01T12:00:00.500Z')).toEqual([2]);
     });
 
     it('should accept a date alone and a time zone offset in timestamp filters', async () => {
       expect(await idsOf('/api/demo/marbles?created_at__lt=2024-05-01')).toEqual([4]);
-      expect(await idsOf('/api/demo/marbles?created_at__gte=2024-05-01T14:00:00%2B02:00&created_at__lt=2024-05-02')).toEqual([1, 2]);
+      expect(
+        await idsOf(
+          '/api/demo/marbles?created_at__gte=2024-05-01T14:00:00%2B02:00&created_at__lt=2024-05-02',
+        ),
+      ).toEqual([1, 2]);
     });
 
     it('should filter booleans, foreign keys, null references and nested fields', async () => {
@@ -309,7 +367,13 @@ describe('read side: filters, ordering and search', () => {
         'created_at__lt=0001-01-01',
       ]) {
         const res = await list(`/api/demo/marbles?${query}`);
-        expect(res.body).toStrictEqual({ count: 0, page: 1, page_size: 30, total_pages: 0, results: [] });
+        expect(res.body).toStrictEqual({
+          count: 0,
+          page: 1,
+          page_size: 30,
+          total_pages: 0,
+          results: [],
+        });
       }
     });
 
@@ -319,23 +383,37 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should order by a decimal descending, then by name', async () => {
-      expect(await idsOf('/api/demo/marbles?ordering=-price,name&price__gt=0')).toEqual([3, 2, 1, 6, 5, 9, 8, 7]);
-      expect(await idsOf('/api/demo/marbles?ordering=price,-name&price__gt=0')).toEqual([7, 8, 9, 5, 6, 1, 2, 3]);
+      expect(await idsOf('/api/demo/marbles?ordering=-price,name&price__gt=0')).toEqual([
+        3, 2, 1, 6, 5, 9, 8, 7,
+      ]);
+      expect(await idsOf('/api/demo/marbles?ordering=price,-name&price__gt=0')).toEqual([
+        7, 8, 9, 5, 6, 1, 2, 3,
+      ]);
     });
 
     it('should order by a nested field with id as the tie-breaker', async () => {
-      expect(await idsOf('/api/demo/marbles?ordering=user.login&user_id__gte=1')).toEqual([1, 4, 3, 6, 5, 7]);
-      expect(await idsOf('/api/demo/marbles?ordering=-user.login&user_id__gte=1')).toEqual([5, 7, 3, 6, 1, 4]);
+      expect(await idsOf('/api/demo/marbles?ordering=user.login&user_id__gte=1')).toEqual([
+        1, 4, 3, 6, 5, 7,
+      ]);
+      expect(await idsOf('/api/demo/marbles?ordering=-user.login&user_id__gte=1')).toEqual([
+        5, 7, 3, 6, 1, 4,
+      ]);
     });
 
     it('should order by timestamps and by id descending', async () => {
-      expect(await idsOf('/api/demo/marbles?ordering=created_at')).toEqual([4, 6, 1, 2, 5, 7, 8, 9, 3]);
+      expect(await idsOf('/api/demo/marbles?ordering=created_at')).toEqual([
+        4, 6, 1, 2, 5, 7, 8, 9, 3,
+      ]);
       expect(await idsOf('/api/demo/marbles?ordering=-id')).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1]);
     });
 
     it('should ignore unknown ordering names', async () => {
-      expect(await idsOf('/api/demo/marbles?ordering=color,-radius_mm,bogus')).toEqual([3, 1, 5, 2, 6, 9, 4, 8, 7]);
-      expect(await idsOf('/api/demo/marbles?ordering=nothing')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(await idsOf('/api/demo/marbles?ordering=color,-radius_mm,bogus')).toEqual([
+        3, 1, 5, 2, 6, 9, 4, 8, 7,
+      ]);
+      expect(await idsOf('/api/demo/marbles?ordering=nothing')).toEqual([
+        1, 2, 3, 4, 5, 6, 7, 8, 9,
+      ]);
     });
 
     it('should keep filters, ordering and search in next and previous', async () => {
@@ -355,9 +433,11 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should answer 400 listing every parameter of the wrong type', async () => {
-      const res = await t.http().get(
-        '/api/demo/marbles?radius_mm=abc&price__gt=cheap&created_at__lt=yesterday&is_discounted=maybe&name=ok',
-      );
+      const res = await t
+        .http()
+        .get(
+          '/api/demo/marbles?radius_mm=abc&price__gt=cheap&created_at__lt=yesterday&is_discounted=maybe&name=ok',
+        );
       expectJson(res, 400);
       expect(res.body).toStrictEqual({
         message: expect.any(String),
@@ -405,7 +485,9 @@ describe('read side: filters, ordering and search', () => {
 
     it('should order by number and by owner', async () => {
       expect(await idsOf('/api/demo/phone_numbers?ordering=number')).toEqual([4, 1, 3, 5, 2]);
-      expect(await idsOf('/api/demo/phone_numbers?ordering=-user.login,-number')).toEqual([5, 4, 2, 3, 1]);
+      expect(await idsOf('/api/demo/phone_numbers?ordering=-user.login,-number')).toEqual([
+        5, 4, 2, 3, 1,
+      ]);
     });
   });
 
@@ -451,15 +533,22 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should order movies and ignore unknown ordering names', async () => {
-      expect(await idsOf('/api/plain/movies?ordering=-price,name&price__gt=0')).toEqual([4, 5, 1, 2]);
-      expect(await idsOf('/api/plain/movies?ordering=main_genre.name,-id&main_genre_id__gte=1')).toEqual([4, 1, 2, 5]);
+      expect(await idsOf('/api/plain/movies?ordering=-price,name&price__gt=0')).toEqual([
+        4, 5, 1, 2,
+      ]);
+      expect(
+        await idsOf('/api/plain/movies?ordering=main_genre.name,-id&main_genre_id__gte=1'),
+      ).toEqual([4, 1, 2, 5]);
       expect(await idsOf('/api/plain/movies?ordering=bogus')).toEqual([1, 2, 3, 4, 5]);
     });
 
     it('should answer 400 for a movie filter of the wrong type', async () => {
       const res = await t.http().get('/api/plain/movies?price__lt=abc');
       expectJson(res, 400);
-      expect(res.body).toStrictEqual({ message: expect.any(String), errors: { price__lt: [expect.any(String)] } });
+      expect(res.body).toStrictEqual({
+        message: expect.any(String),
+        errors: { price__lt: [expect.any(String)] },
+      });
     });
 
     it('should keep genres empty in a filtered listing', async () => {

@@ -3,13 +3,7 @@
  * with q-values; JSON by default; 406 for an explicit unsupported format; headers.
  */
 import { startApp, TestApp } from './harness';
-import {
-  expectJson,
-  expectXml,
-  insertUsers,
-  JSON_TYPE,
-  xmlDocument,
-} from './read-helpers';
+import { expectJson, expectXml, insertUsers, JSON_TYPE, xmlDocument } from './read-helpers';
 
 const PONG_JSON = '{"message":"pong"}';
 const PONG_XML = xmlDocument('<hash><message>pong</message></hash>');
@@ -77,22 +71,28 @@ describe('read side: format negotiation', () => {
   afterAll(() => t.close());
 
   describe('suffixes on every GET route', () => {
-    it.each(GET_ROUTES)('should answer %s in JSON without suffix or header, and the same with .json', async (route) => {
-      const plain = await t.http().get(route);
-      expectJson(plain);
-      const suffixed = await t.http().get(`${route}.json`);
-      expectJson(suffixed);
-      expect(suffixed.text).toBe(plain.text);
-      expect(() => JSON.parse(plain.text)).not.toThrow();
-    });
+    it.each(GET_ROUTES)(
+      'should answer %s in JSON without suffix or header, and the same with .json',
+      async (route) => {
+        const plain = await t.http().get(route);
+        expectJson(plain);
+        const suffixed = await t.http().get(`${route}.json`);
+        expectJson(suffixed);
+        expect(suffixed.text).toBe(plain.text);
+        expect(() => JSON.parse(plain.text)).not.toThrow();
+      },
+    );
 
-    it.each(GET_ROUTES)('should answer %s.xml in XML, as Accept: application/xml does', async (route) => {
-      const suffixed = await t.http().get(`${route}.xml`);
-      expectXml(suffixed);
-      const accepted = await t.http().get(route).set('Accept', 'application/xml');
-      expectXml(accepted);
-      expect(suffixed.text).toBe(accepted.text);
-    });
+    it.each(GET_ROUTES)(
+      'should answer %s.xml in XML, as Accept: application/xml does',
+      async (route) => {
+        const suffixed = await t.http().get(`${route}.xml`);
+        expectXml(suffixed);
+        const accepted = await t.http().get(route).set('Accept', 'application/xml');
+        expectXml(accepted);
+        expect(suffixed.text).toBe(accepted.text);
+      },
+    );
 
     it('should answer ping and child_ping of both collections with pong messages in both formats', async () => {
       for (const collection of ['emails', 'phone_numbers']) {
@@ -118,14 +118,23 @@ describe('read side: format negotiation', () => {
         ),
       );
       const movies = await t.http().get('/api/plain/movies.xml');
-      expect(movies.text.startsWith(xmlDocument('<objects type="array"><object><id type="integer">1</id>').trimEnd())).toBe(true);
+      expect(
+        movies.text.startsWith(
+          xmlDocument('<objects type="array"><object><id type="integer">1</id>').trimEnd(),
+        ),
+      ).toBe(true);
       expect(movies.text.endsWith('</object></objects>\n')).toBe(true);
     });
   });
 
   describe('trailing slash', () => {
     it('should serve the index of each collection with a trailing slash', async () => {
-      for (const route of ['/api/demo/emails', '/api/demo/phone_numbers', '/api/demo/marbles', '/api/plain/movies']) {
+      for (const route of [
+        '/api/demo/emails',
+        '/api/demo/phone_numbers',
+        '/api/demo/marbles',
+        '/api/plain/movies',
+      ]) {
         const plain = await t.http().get(route);
         const slashed = await t.http().get(`${route}/`);
         expectJson(slashed);
@@ -160,13 +169,19 @@ describe('read side: format negotiation', () => {
     });
 
     it('should let format=xml beat Accept: application/json', async () => {
-      const res = await t.http().get('/api/demo/emails/1?format=xml').set('Accept', 'application/json');
+      const res = await t
+        .http()
+        .get('/api/demo/emails/1?format=xml')
+        .set('Accept', 'application/json');
       expectXml(res);
       expect(res.text).toBe(xmlDocument(`<hash>${EMAIL_XML}</hash>`));
     });
 
     it('should let format=json beat Accept: application/xml', async () => {
-      const res = await t.http().get('/api/demo/emails/1?format=json').set('Accept', 'application/xml');
+      const res = await t
+        .http()
+        .get('/api/demo/emails/1?format=json')
+        .set('Accept', 'application/xml');
       expectJson(res);
       expect(res.body).toStrictEqual(EMAIL);
     });
@@ -196,6 +211,7 @@ describe('read side: format negotiation', () => {
       ['application/xml;q=0', 'json'],
       ['text/plain, application/json;q=0.1', 'json'],
       ['application/xml; charset=utf-8', 'xml'],
+      ['text/xml; charset=utf-8', 'xml'],
       ['Application/XML', 'xml'],
       ['application/json, text/xml;q=0.9', 'json'],
     ])('should answer Accept: %s in %s', async (accept, format) => {
@@ -233,7 +249,10 @@ describe('read side: format negotiation', () => {
     });
 
     it('should answer 406 in JSON even when Accept asks for XML', async () => {
-      const res = await t.http().get('/api/demo/emails?format=yaml').set('Accept', 'application/xml');
+      const res = await t
+        .http()
+        .get('/api/demo/emails?format=yaml')
+        .set('Accept', 'application/xml');
       expectJson(res, 406);
       expect(res.body).toStrictEqual({ message: expect.any(String) });
     });
@@ -255,17 +274,22 @@ describe('read side: format negotiation', () => {
     it('should send Content-Type with charset and Vary: Accept on JSON and XML responses', async () => {
       const json = await t.http().get('/api/demo/marbles');
       expect(json.headers['content-type']).toBe(JSON_TYPE);
-      expect(json.headers['vary']).toBe('Accept');
+      expect(json.headers['vary'].split(/,\s*/)).toContain('Accept');
       const xml = await t.http().get('/api/demo/marbles').set('Accept', 'text/xml');
       expect(xml.headers['content-type']).toBe('application/xml; charset=utf-8');
-      expect(xml.headers['vary']).toBe('Accept');
+      expect(xml.headers['vary'].split(/,\s*/)).toContain('Accept');
     });
 
     it('should send Vary: Accept on error responses', async () => {
-      for (const route of ['/api/demo/marbles/99', '/api/demo/marbles.csv', '/api/demo/nothing', '/api/demo/marbles?radius_mm=abc']) {
+      for (const route of [
+        '/api/demo/marbles/99',
+        '/api/demo/marbles.csv',
+        '/api/demo/nothing',
+        '/api/demo/marbles?radius_mm=abc',
+      ]) {
         const res = await t.http().get(route);
         expect(res.status).toBeGreaterThanOrEqual(400);
-        expect(res.headers['vary']).toBe('Accept');
+        expect(res.headers['vary'].split(/,\s*/)).toContain('Accept');
       }
     });
   });

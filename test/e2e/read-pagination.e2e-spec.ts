@@ -137,7 +137,13 @@ describe('read side: pagination', () => {
     it('should answer 200 with empty results and no next far past the last page', async () => {
       const res = await get('/api/demo/marbles?page=1000');
       expectJson(res);
-      expect(res.body).toMatchObject({ count: 65, page: 1000, page_size: 30, total_pages: 3, results: [] });
+      expect(res.body).toMatchObject({
+        count: 65,
+        page: 1000,
+        page_size: 30,
+        total_pages: 3,
+        results: [],
+      });
       expect(res.body).not.toHaveProperty('next');
     });
 
@@ -282,7 +288,9 @@ describe('read side: pagination', () => {
     });
 
     it('should keep filter parameters as sent, percent-encoding included', async () => {
-      const res = await get('/api/demo/marbles?user.login=ann&id__in=1%2C3%2C5%2C7%2C9&page_size=2&page=2');
+      const res = await get(
+        '/api/demo/marbles?user.login=ann&id__in=1%2C3%2C5%2C7%2C9&page_size=2&page=2',
+      );
       expectJson(res);
       expect(res.body).toStrictEqual({
         count: 5,
@@ -368,7 +376,9 @@ describe('read side: pagination', () => {
     it('should never overlap or skip records when ordering by a field with ties', async () => {
       const seen: number[] = [];
       for (let page = 1; page <= 7; page++) {
-        const res = await get(`/api/demo/marbles?ordering=-is_discounted&page_size=10&page=${page}`);
+        const res = await get(
+          `/api/demo/marbles?ordering=-is_discounted&page_size=10&page=${page}`,
+        );
         expectJson(res);
         seen.push(...ids(res.body));
       }
@@ -380,7 +390,9 @@ describe('read side: pagination', () => {
     it('should never overlap or skip records when ordering by a nested field that is null on half the records', async () => {
       const seen: number[] = [];
       for (let page = 1; page <= 5; page++) {
-        const res = await get(`/api/demo/marbles?ordering=user.login,radius_mm&page_size=15&page=${page}`);
+        const res = await get(
+          `/api/demo/marbles?ordering=user.login,radius_mm&page_size=15&page=${page}`,
+        );
         expectJson(res);
         seen.push(...ids(res.body));
       }
@@ -393,7 +405,12 @@ describe('read side: pagination', () => {
     beforeAll(async () => {
       await t.insert(
         'emails',
-        range(1, 31).map((i) => ({ id: i, email: `ann${i}@example.com`, is_primary: false, user_id: 1 })),
+        range(1, 31).map((i) => ({
+          id: i,
+          email: `ann${i}@example.com`,
+          is_primary: false,
+          user_id: 1,
+        })),
       );
       await t.insert(
         'phone_numbers',
@@ -422,7 +439,9 @@ describe('read side: pagination', () => {
         page_size: 30,
         total_pages: 2,
         previous: `http://${HOST}/api/demo/emails?page=1`,
-        results: [{ id: 31, email: 'ann31@example.com', is_primary: false, user: { id: 1, login: 'ann' } }],
+        results: [
+          { id: 31, email: 'ann31@example.com', is_primary: false, user: { id: 1, login: 'ann' } },
+        ],
       });
     });
 

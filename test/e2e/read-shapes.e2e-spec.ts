@@ -4,13 +4,7 @@
  */
 import { parseStringPromise } from 'xml2js';
 import { startApp, TestApp } from './harness';
-import {
-  expectJson,
-  expectXml,
-  insertUsers,
-  setBillingEmail,
-  xmlDocument,
-} from './read-helpers';
+import { expectJson, expectXml, insertUsers, setBillingEmail, xmlDocument } from './read-helpers';
 
 const ANN = { id: 1, login: 'ann' };
 const BOB = { id: 2, login: 'bob' };
@@ -249,11 +243,61 @@ describe('read side: record shapes', () => {
       picture: null,
     });
     await t.insert('marbles', [
-      marble(1, 'Amber Swirl', 12, '9.23', false, '2024-05-01 12:00:00.123', '2024-05-02 08:30:15.000', 1, 'A warm swirl'),
-      marble(2, 'Cobalt Aggie', 8, '4.00', true, '2024-05-03 00:00:00.000', '2024-05-03 00:00:00.001', null, ''),
-      marble(3, 'Onyx Giant', 25, '4000.00', false, '2024-06-15 08:00:00.999', '2024-06-16 09:10:11.010', 2, 'Big & <bold> "quoted"'),
-      marble(4, 'Glass Pebble', 1, null, false, '2024-07-01 00:00:00.000', '2024-07-01 00:00:00.000', 3, 'Clear'),
-      marble(5, 'Tiny Bead', 2, '0.50', true, '2024-07-02 23:59:59.500', '2024-07-03 00:00:00.000', null, 'Small'),
+      marble(
+        1,
+        'Amber Swirl',
+        12,
+        '9.23',
+        false,
+        '2024-05-01 12:00:00.123',
+        '2024-05-02 08:30:15.000',
+        1,
+        'A warm swirl',
+      ),
+      marble(
+        2,
+        'Cobalt Aggie',
+        8,
+        '4.00',
+        true,
+        '2024-05-03 00:00:00.000',
+        '2024-05-03 00:00:00.001',
+        null,
+        '',
+      ),
+      marble(
+        3,
+        'Onyx Giant',
+        25,
+        '4000.00',
+        false,
+        '2024-06-15 08:00:00.999',
+        '2024-06-16 09:10:11.010',
+        2,
+        'Big & <bold> "quoted"',
+      ),
+      marble(
+        4,
+        'Glass Pebble',
+        1,
+        null,
+        false,
+        '2024-07-01 00:00:00.000',
+        '2024-07-01 00:00:00.000',
+        3,
+        'Clear',
+      ),
+      marble(
+        5,
+        'Tiny Bead',
+        2,
+        '0.50',
+        true,
+        '2024-07-02 23:59:59.500',
+        '2024-07-03 00:00:00.000',
+        null,
+        'Small',
+      ),
     ]);
     await t.insert('phone_numbers', [
       { id: 1, number: '+1 (555) 010-0199', user_id: 1 },
@@ -261,9 +305,30 @@ describe('read side: record shapes', () => {
       { id: 3, number: '020 7946 0018', user_id: 2 },
     ]);
     await t.insert('movies', [
-      { id: 1, name: 'Midnight Harbor', price: '12.50', main_genre_id: 1, created_at: '2024-03-01 10:00:00.500', updated_at: '2024-03-02 11:00:00.000' },
-      { id: 2, name: 'Paper Lanterns', price: null, main_genre_id: null, created_at: '2024-03-05 00:00:00.000', updated_at: '2024-03-05 00:00:00.000' },
-      { id: 3, name: 'The Copper Fox', price: '7.00', main_genre_id: 3, created_at: '2024-03-09 23:59:59.999', updated_at: '2024-03-10 00:00:00.000' },
+      {
+        id: 1,
+        name: 'Midnight Harbor',
+        price: '12.50',
+        main_genre_id: 1,
+        created_at: '2024-03-01 10:00:00.500',
+        updated_at: '2024-03-02 11:00:00.000',
+      },
+      {
+        id: 2,
+        name: 'Paper Lanterns',
+        price: null,
+        main_genre_id: null,
+        created_at: '2024-03-05 00:00:00.000',
+        updated_at: '2024-03-05 00:00:00.000',
+      },
+      {
+        id: 3,
+        name: 'The Copper Fox',
+        price: '7.00',
+        main_genre_id: 3,
+        created_at: '2024-03-09 23:59:59.999',
+        updated_at: '2024-03-10 00:00:00.000',
+      },
     ]);
     // Inserted out of id order: the API lists genres and users by id.
     await t.insert('genres_movies', [

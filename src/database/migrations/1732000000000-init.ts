@@ -9,15 +9,16 @@ import {
 
 /**
  * The whole schema. One definition for both databases; the few differences are in `columns`:
- * MySQL gets `datetime(3)`, exact `decimal` and binary collation (so that equality, uniqueness and
- * ordering of text behave as on SQLite); SQLite stores decimals as text, because its NUMERIC
+ * MySQL gets `datetime(3)`, exact `decimal` and a binary NO PAD collation (so that equality,
+ * uniqueness and ordering of text behave as on SQLite); SQLite stores decimals as text, because its NUMERIC
  * affinity would turn them into doubles.
  */
 export class Init1732000000000 implements MigrationInterface {
   name = 'Init1732000000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const c = columns(queryRunner.connection.driver.options.type === 'mysql');
+    const mysql = queryRunner.connection.driver.options.type === 'mysql';
+    const c = columns(mysql, mysql ? await binaryCollation(queryRunner) : undefined);
     const fk = (column: string, table: string, onDelete: string) =>
       new TableForeignKey({
         columnNames: [column],
@@ -142,8 +143,17 @@ async function onePrimaryEmailPerUser(queryRunner: QueryRunner, mysql: boolean) 
 
 type Extra = Partial<TableColumnOptions>;
 
-function columns(mysql: boolean) {
-  const text = mysql ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {};
+/**
+ * A binary, NO PAD collation, so that `'Opal'` and `'Opal '` are different values as on SQLite:
+ * MariaDB and MySQL 8 name it differently.
+ */
+async function binaryCollation(queryRunner: QueryRunner): Promise<string> {
+  const [{ version }] = await queryRunner.query('SELECT VERSION() AS version');
+  return String(version).includes('MariaDB') ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
+}
+
+function columns(mysql: boolean, collation?: string) {
+  const text = mysql ? { charset: 'utf8mb4', collation } : {};
   return {
     mysql,
     id: (): TableColumnOptions => ({
