@@ -1,32 +1,53 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfigModule } from './config/config.module';
-import { AppConfig } from './config/configuration';
+import { LoggerModule } from 'nestjs-pino';
+import { APP_CONFIG, AppConfigModule } from './config/config.module';
+import { AppConfig, loadConfig } from './config/configuration';
 import { DatabaseModule } from './database/database';
-import { ApiDocsModule } from './rest/api-docs';
 import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { EmailsModule } from './emails/emails.module';
+import { HealthModule } from './health/health.module';
+import { loggerParams } from './logging';
 import { MarblesModule } from './marbles/marbles.module';
 import { MoviesModule } from './movies/movies.module';
 import { PhoneNumbersModule } from './phone-numbers/phone-numbers.module';
+import { ApiDocsModule } from './rest/api-docs';
 import { ApiExceptionFilter } from './rest/api-exception.filter';
 import { PaginatorModule } from './rest/pagination/paginator.module';
 import { RenderInterceptor } from './rest/render.interceptor';
 
 @Module({})
 export class AppModule {
-  static register(config: AppConfig): DynamicModule {
+  /**
+   * With no argument the configuration comes from the environment (and a `.env` file), validated
+   * by `loadConfig`; tests pass a configuration of their own.
+   */
+  static register(config?: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        AppConfigModule.register(config),
-        TypeOrmModule.forRoot(dataSourceOptions(config.database)),
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: config !== undefined,
+          validate: (env) => ({ app: config ?? loadConfig(env) }),
+        }),
+        AppConfigModule,
+        LoggerModule.forRootAsync({
+          inject: [APP_CONFIG],
+          useFactory: (app: AppConfig) => loggerParams(app),
+        }),
+        TypeOrmModule.forRootAsync({
+          inject: [APP_CONFIG],
+          useFactory: (app: AppConfig) => dataSourceOptions(app.database),
+        }),
         DatabaseModule,
         ApiDocsModule,
         PaginatorModule.forRoot(),
         DemoDataModule,
+        HealthModule,
         EmailsModule,
         MarblesModule,
         PhoneNumbersModule,

@@ -1,29 +1,51 @@
-import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { ConfigError, loadConfig } from './config/configuration';
+import { APP_CONFIG } from './config/config.module';
+import { AppConfig, ConfigError, loadConfig } from './config/configuration';
 import { APP_OPTIONS, configureApp } from './setup';
 
 async function bootstrap() {
-  let config;
   try {
-    config = loadConfig();
+    loadConfig();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);
     process.exit(1);
   }
-  const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.register(config),
-    APP_OPTIONS,
-  );
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(), APP_OPTIONS);
+  const logger = app.get(Logger);
+  app.useLogger(logger);
   configureApp(app);
+  const config = app.get<AppConfig>(APP_CONFIG);
+  stopGracefully(app, config.shutdownTimeout, logger);
   await app.listen(config.port);
   const where = config.database.type === 'sqlite' ? config.database.path : config.database.database;
-  new Logger('Bootstrap').log(
-    `Listening on http://localhost:${config.port} (${config.database.type}: ${where})`,
-  );
+  logger.log(`Listening on http://localhost:${config.port} (${config.database.type}: ${where})`, 'Bootstrap');
+}
+
+/**
+ * On SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish, close the
+ * pool, exit 0; exit 1 if that takes longer than `timeout` seconds.
+ */
+function stopGracefully(app: NestExpressApplication, timeout: number, logger: Logger) {
+  const stop = (signal: string) => {
+    logger.log(`${signal}: finishing in-flight requests`, 'Shutdown');
+    setTimeout(() => {
+      logger.error(`still busy after ${timeout} s; exiting`, undefined, 'Shutdown');
+      process.exit(1);
+    }, timeout * 1000).unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        logger.error(error.message, error.stack, 'Shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
 }
 
 void bootstrap();

@@ -1,20 +1,36 @@
 import { NestApplicationOptions } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import compression from 'compression';
+import { APP_CONFIG } from './config/config.module';
+import { AppConfig } from './config/configuration';
+import { httpLogger } from './logging';
 import { ApiDocs } from './rest/api-docs';
 import { bodyParsers } from './rest/body';
 import { negotiateFormat } from './rest/format';
+import { requireWriteToken } from './rest/write-token';
 
 /** Options for creating the application: bodies are parsed by `bodyParsers`, not Nest's parser. */
-export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false };
+export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 
 /** HTTP settings shared by the server and the e2e tests, so tests run the app as it ships. */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
+  const config = app.get<AppConfig>(APP_CONFIG);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.set('trust proxy', config.trustProxy);
+  app.use(httpLogger(config));
   app.use(negotiateFormat);
+  app.use(compression({ threshold: 1024 }));
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
+      exposedHeaders: ['Location', 'X-Request-Id', 'ETag', 'Retry-After'],
+    });
+  }
+  if (config.apiToken) app.use(requireWriteToken(config.apiToken));
   app.use(...bodyParsers());
-  app.enableShutdownHooks();
+
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -24,8 +40,11 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
           'Every route answers in JSON or XML (suffix .json/.xml, ?format=, or Accept).',
       )
       .setVersion('1')
+      .addBearerAuth()
       .build(),
   );
   app.get(ApiDocs).use(document);
+  // Swagger UI from the swagger-ui-dist package, served by this process: no CDN.
+  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/openapi.json' });
   return app;
 }

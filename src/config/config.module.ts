@@ -1,17 +1,19 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { AppConfig } from './configuration';
 
+/** Token of the validated, typed configuration. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
-/** Holds the validated configuration for injection under `APP_CONFIG`. */
 @Global()
-@Module({})
-export class AppConfigModule {
-  static register(config: AppConfig): DynamicModule {
-    return {
-      module: AppConfigModule,
-      providers: [{ provide: APP_CONFIG, useValue: config }],
-      exports: [APP_CONFIG],
-    };
-  }
-}
+@Module({
+  providers: [
+    {
+      provide: APP_CONFIG,
+      useFactory: (config: ConfigService): AppConfig => config.getOrThrow<AppConfig>('app'),
+      inject: [ConfigService],
+    },
+  ],
+  exports: [APP_CONFIG],
+})
+export class AppConfigModule {}

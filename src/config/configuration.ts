@@ -1,45 +1,117 @@
 /**
- * The service's configuration, read from the environment once at start and validated: a bad
- * value stops the service with one line naming the variable.
+ * The service's configuration: every environment variable, validated once at start against a
+ * class-validator schema into a typed object. A bad value stops the service with one line that
+ * names the variable.
  */
+import { plainToInstance } from 'class-transformer';
+import { IsIn, IsOptional, Matches, validateSync } from 'class-validator';
 
 export type DatabaseConfig =
   | { type: 'sqlite'; path: string }
   | { type: 'mysql'; url: string; database: string };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface AppConfig {
   port: number;
   database: DatabaseConfig;
   /** Load demo data into an empty database at start. */
   demoData: boolean;
+  logLevel: LogLevel;
+  /** Human-readable logs instead of JSON lines. */
+  prettyLogs: boolean;
+  /** When set, every write needs `Authorization: Bearer <token>`. */
+  apiToken?: string;
+  /** Origins allowed by CORS: none when empty, `*` for any. */
+  corsOrigins: string[];
+  /** Seconds in-flight requests get to finish on SIGTERM. */
+  shutdownTimeout: number;
+  /** Express `trust proxy` setting, for scheme and client address behind a load balancer. */
+  trustProxy: boolean;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/records.sqlite';
 
+const FLAG = /^(true|false|1|0|yes|no|on|off)$/i;
+
+/** The environment variables, with their rules (defaults are in `.env.example` and the README). */
+class Environment {
+  @IsOptional()
+  @Matches(/^\d{1,5}$/, { message: 'must be a port number (1-65535)' })
+  PORT?: string;
+
+  @IsOptional()
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  DEMO_DATA?: string;
+
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+  })
+  LOG_LEVEL?: string;
+
+  @IsOptional()
+  @IsIn(['json', 'pretty'], { message: 'must be json or pretty' })
+  LOG_FORMAT?: string;
+
+  @IsOptional()
+  @Matches(/^\S{16,}$/, { message: 'must be at least 16 characters without spaces' })
+  API_TOKEN?: string;
+
+  @IsOptional()
+  CORS_ORIGINS?: string;
+
+  @IsOptional()
+  @Matches(/^\d{1,4}$/, { message: 'must be a number of seconds' })
+  SHUTDOWN_TIMEOUT?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  TRUST_PROXY?: string;
+}
+
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const problems: string[] = [];
-  const port = parsePort(env.PORT ?? '3000');
-  if (port === undefined) problems.push(`PORT must be a port number (1-65535), got "${env.PORT}"`);
-  const database = parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const vars = plainToInstance(Environment, pick(env));
+  const problems = validateSync(vars).map(
+    (e) => `${e.property} ${Object.values(e.constraints ?? {})[0]}, got "${redact(String(e.value))}"`,
+  );
+  const port = Number(vars.PORT ?? '3000');
+  if (!problems.some((p) => p.startsWith('PORT')) && (port < 1 || port > 65535)) {
+    problems.push(`PORT must be a port number (1-65535), got "${vars.PORT}"`);
+  }
+  const database = parseDatabaseUrl(vars.DATABASE_URL || DEFAULT_DATABASE_URL);
   if (typeof database === 'string') problems.push(`DATABASE_URL ${database}`);
-  const demoData = parseFlag(env.DEMO_DATA ?? 'true');
-  if (demoData === undefined) problems.push(`DEMO_DATA must be true or false, got "${env.DEMO_DATA}"`);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}.`);
-  return { port: port!, database: database as DatabaseConfig, demoData: demoData! };
+  const cors = (vars.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  return {
+    port,
+    database: database as DatabaseConfig,
+    demoData: flag(vars.DEMO_DATA ?? 'true'),
+    logLevel: (vars.LOG_LEVEL ?? 'info') as LogLevel,
+    prettyLogs: (vars.LOG_FORMAT ?? (env.NODE_ENV === 'development' ? 'pretty' : 'json')) === 'pretty',
+    apiToken: vars.API_TOKEN || undefined,
+    corsOrigins: cors,
+    shutdownTimeout: Number(vars.SHUTDOWN_TIMEOUT ?? '10'),
+    trustProxy: flag(vars.TRUST_PROXY ?? 'false'),
+  };
 }
 
-function parsePort(raw: string): number | undefined {
-  if (!/^\d{1,5}$/.test(raw)) return undefined;
-  const port = Number(raw);
-  return port >= 1 && port <= 65535 ? port : undefined;
+function pick(env: Record<string, string | undefined>): Record<string, string> {
+  const names = Object.keys(new Environment()).length
+    ? Object.keys(new Environment())
+    : ['PORT', 'DATABASE_URL', 'DEMO_DATA', 'LOG_LEVEL', 'LOG_FORMAT', 'API_TOKEN', 'CORS_ORIGINS', 'SHUTDOWN_TIMEOUT', 'TRUST_PROXY'];
+  const out: Record<string, string> = {};
+  for (const name of names) if (env[name] !== undefined && env[name] !== '') out[name] = env[name]!;
+  return out;
 }
 
-function parseFlag(raw: string): boolean | undefined {
-  if (/^(true|1|yes|on)$/i.test(raw)) return true;
-  if (/^(false|0|no|off)$/i.test(raw)) return false;
-  return undefined;
+function flag(raw: string): boolean {
+  return /^(true|1|yes|on)$/i.test(raw);
 }
 
 /** The database a URL names, or a sentence saying what is wrong with it. */
@@ -62,7 +134,7 @@ export function parseDatabaseUrl(raw: string): DatabaseConfig | string {
     return 'must name a database: mysql://user:password@host:3306/database';
   }
   if (!url.hostname) return 'must name a host: mysql://user:password@host:3306/database';
-  return { type: 'mysql', url: raw, database };
+  return { type: 'mysql', url: url.protocol === 'mariadb:' ? raw.replace(/^mariadb:/, 'mysql:') : raw, database };
 }
 
 function redact(raw: string): string {

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 
 interface RouteLayer {
-  route?: { methods: Record<string, boolean> };
+  route?: { path: string; methods: Record<string, boolean> };
   match(path: string): boolean;
 }
 
@@ -15,7 +15,8 @@ export function allowedMethods(req: Request): string[] {
   const stack = (req.app as unknown as { router: { stack: RouteLayer[] } }).router.stack;
   const methods = new Set<string>();
   for (const layer of stack) {
-    if (!layer.route || !layer.match(req.path)) continue;
+    // Wildcard routes are middleware bound to every path (request-scoped logging), not endpoints.
+    if (!layer.route || layer.route.path.includes('*') || !layer.match(req.path)) continue;
     for (const [method, on] of Object.entries(layer.route.methods)) {
       if (on && method !== '_all') methods.add(method.toUpperCase());
     }

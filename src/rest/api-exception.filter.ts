@@ -31,6 +31,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     const format = formatOf(res);
     res.status(failure.status);
+    if (failure.status === 204) {
+      res.setHeader('Allow', failure.headers!.Allow);
+      res.end();
+      return;
+    }
     for (const [name, value] of Object.entries(failure.headers ?? {})) res.setHeader(name, value);
     res.setHeader('Content-Type', CONTENT_TYPES[format]);
     res.send(encodeError(format, failure.body));
@@ -44,7 +49,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      if (status === 404 && !req.route) return routeNotFound(req);
+      // The application's own 404s are ApiErrors; a bare 404 is Nest's "no route here".
+      if (status === 404) return routeNotFound(req);
       return { status, body: { message: messageOf(exception) } };
     }
     if (isDatabaseUnavailable(exception)) {
@@ -63,6 +69,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
 function routeNotFound(req: Request): Failure {
   const allowed = allowedMethods(req);
   if (allowed.length === 0) return { status: 404, body: { message: 'Not found.' } };
+  if (req.method === 'OPTIONS') {
+    return { status: 204, body: { message: '' }, headers: { Allow: [...allowed, 'OPTIONS'].join(', ') } };
+  }
   return {
     status: 405,
     body: { message: `Method ${req.method} is not allowed here; allowed: ${allowed.join(', ')}.` },

@@ -11,7 +11,7 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
-import { AppConfig, DatabaseConfig, parseDatabaseUrl } from '../../src/config/configuration';
+import { AppConfig, DatabaseConfig, loadConfig, parseDatabaseUrl } from '../../src/config/configuration';
 import { DemoData } from '../../src/database/demo-data';
 import { APP_OPTIONS, configureApp } from '../../src/setup';
 
@@ -42,11 +42,21 @@ export function testDatabase(): DatabaseConfig {
 }
 
 export async function startApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
-  const config: AppConfig = { port: 0, database: testDatabase(), demoData: false, ...overrides };
+  const config: AppConfig = {
+    ...loadConfig({}),
+    database: testDatabase(),
+    demoData: false,
+    logLevel: 'silent',
+    ...overrides,
+  };
   const moduleRef = await Test.createTestingModule({
     imports: [AppModule.register(config)],
   }).compile();
-  const app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({ ...APP_OPTIONS, logger: ['error', 'warn'] }));
+  const app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({
+      ...APP_OPTIONS,
+      bufferLogs: false,
+      logger: ['error', 'warn'],
+    }));
   await app.init();
   const dataSource = app.get(DataSource);
   const q = (name: string) => dataSource.driver.escape(name);
