@@ -8,6 +8,7 @@ import { AppConfig, loadConfig } from './config/configuration';
 import { DatabaseModule } from './database/database';
 import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
+import { openDatabase } from './database/migrate';
 import { EmailsModule } from './emails/emails.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
@@ -42,6 +43,7 @@ export class AppModule {
         TypeOrmModule.forRootAsync({
           inject: [APP_CONFIG],
           useFactory: (app: AppConfig) => dataSourceOptions(app.database),
+          dataSourceFactory: (options) => openDatabase(options!),
         }),
         DatabaseModule,
         ApiDocsModule,

@@ -13,13 +13,13 @@ import { Init1732000000000 } from './migrations/1732000000000-init';
 export const ENTITIES = [User, Genre, Email, Marble, PhoneNumber, Movie];
 export const MIGRATIONS = [Init1732000000000];
 
-/** TypeORM options for a configured database; migrations run on start, never `synchronize`. */
+/** TypeORM options for a configured database. Schema changes are migrations, never `synchronize`. */
 export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
   const common = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
-    migrationsRun: true,
-    migrationsTransactionMode: 'each' as const,
+    // Run by openDatabase, under a lock, rather than by TypeORM on connect.
+    migrationsRun: false,
     synchronize: false,
     logging: false,
   };

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/configuration';
 import { DemoData } from './demo-data';
+import { underSchemaLock } from './migrate';
 
 /** Fills an empty database with the demo data on start, unless DEMO_DATA=false. */
 @Injectable()
@@ -17,9 +18,12 @@ export class DemoDataLoader implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.demoData) return;
     const demo = new DemoData(this.dataSource);
-    if (!(await demo.isEmpty())) return;
-    await demo.load();
-    this.logger.log('Empty database: demo data loaded.');
+    const loaded = await underSchemaLock(this.dataSource, async () => {
+      if (!(await demo.isEmpty())) return false;
+      await demo.load();
+      return true;
+    });
+    if (loaded) this.logger.log('Empty database: demo data loaded.');
   }
 }
 

@@ -3,10 +3,10 @@
  * DATABASE_URL names. Refuses to touch a database that has data unless --reset is given.
  */
 import { parseArgs } from 'node:util';
-import { DataSource } from 'typeorm';
 import { loadConfig } from '../config/configuration';
 import { dataSourceOptions } from './data-source-options';
 import { DemoData } from './demo-data';
+import { openDatabase } from './migrate';
 
 async function main() {
   const { values } = parseArgs({
@@ -20,7 +20,7 @@ async function main() {
     throw new Error(`--marbles must be a whole number up to 50000000, got "${values.marbles}"`);
   }
   const config = loadConfig();
-  const dataSource = await new DataSource(dataSourceOptions(config.database)).initialize();
+  const dataSource = await openDatabase(dataSourceOptions(config.database));
   try {
     const demo = new DemoData(dataSource);
     if (!(await demo.isEmpty())) {
