@@ -2,6 +2,7 @@ import { NestApplicationOptions } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import compression from 'compression';
+import type { NextFunction, Request, Response } from 'express';
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { httpLogger } from './logging';
@@ -21,7 +22,11 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.set('trust proxy', config.trustProxy);
   app.use(httpLogger(config));
   app.use(negotiateFormat);
-  app.use(compression({ threshold: 1024 }));
+  const compress = compression({ threshold: 1024 });
+  // Most API clients ask for no encoding: they skip the compression wrapper altogether.
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    req.headers['accept-encoding'] ? compress(req, res, next) : next(),
+  );
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
