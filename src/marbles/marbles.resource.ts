@@ -36,7 +36,8 @@ export const MARBLES = defineResource({
       rootColumn: 'user_id',
       fields: userSummary(),
     }),
-    string('description', { searchable: true, write: { default: '' } }),
+    // MySQL TEXT holds 64 KiB: 10 000 characters of up to 4 bytes fit.
+    string('description', { searchable: true, write: { default: '', maxLength: 10_000 } }),
     string('picture'),
   ],
 });
