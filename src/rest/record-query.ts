@@ -53,7 +53,7 @@ export class RecordQuery {
   readonly paths = new Map<string, ScalarType>();
   private readonly columns = new Map<string, PathColumn>();
   private readonly slots: Slot[] = [];
-  private readonly manyFields: CollectionField[];
+  private readonly manyLoaders: ManyLoader[];
   private readonly selectFrom: string;
   private readonly countFrom: string;
   private readonly searchExpressions: string[];
@@ -103,7 +103,9 @@ export class RecordQuery {
       }
     }
 
-    this.manyFields = resource.fields.filter((f): f is CollectionField => f.kind === 'collection');
+    this.manyLoaders = resource.fields
+      .filter((f): f is CollectionField => f.kind === 'collection')
+      .map((field) => manyLoader(field, quote));
     this.selectFrom = `SELECT ${select.join(', ')} ${this.countFrom}${joins.join('')}`;
     this.searchExpressions = resource.fields
       .filter((f): f is ScalarField => f.kind === 'scalar' && f.searchable)
@@ -156,8 +158,8 @@ export class RecordQuery {
   private async select(tail: string, parameters: unknown[], view: 'index' | 'show') {
     const rows = await this.run(this.selectFrom + tail, parameters);
     const records = rows.map((row) => this.mapRow(row));
-    for (const field of this.manyFields) {
-      if (view === 'show' || field.inIndex) await this.loadMany(field, records);
+    for (const many of this.manyLoaders) {
+      if (view === 'show' || many.field.inIndex) await this.loadMany(many, records);
     }
     return records;
   }
@@ -168,29 +170,21 @@ export class RecordQuery {
     return record;
   }
 
-  private async loadMany(field: CollectionField, records: ApiRecord[]): Promise<void> {
+  private async loadMany(many: ManyLoader, records: ApiRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const q = this.quote;
-    const select = field.fields.map((f, i) => `x.${q(f.column)} AS c${i}`).join(', ');
-    const sql =
-      `SELECT j.${q(field.ownerColumn)} AS owner, ${select}` +
-      ` FROM ${q(field.through)} j JOIN ${q(field.table)} x ON x.${q('id')} = j.${q(field.targetColumn)}` +
-      ` WHERE j.${q(field.ownerColumn)} IN (${placeholders(records.length)})` +
-      ` ORDER BY j.${q(field.ownerColumn)}, x.${q('id')}`;
     const rows = await this.run(
-      sql,
+      `${many.sql} IN (${placeholders(records.length)})${many.orderBy}`,
       records.map((r) => r.id),
     );
     const byOwner = new Map<number, unknown[]>();
     for (const record of records) {
       const items: unknown[] = [];
-      record[field.name] = items;
+      record[many.field.name] = items;
       byOwner.set(record.id as number, items);
     }
-    const readers = field.fields.map((f, i) => ({ key: f.name, read: readerFor(f.type, `c${i}`) }));
     for (const row of rows) {
       const item: ApiRecord = {};
-      for (const r of readers) item[r.key] = r.read(row);
+      for (const slot of many.slots) item[slot.key] = slot.read(row);
       byOwner.get(Number(row.owner))?.push(item);
     }
   }
@@ -259,6 +253,27 @@ export class RecordQuery {
     if (!ordering.some((o) => o.path === 'id')) terms.push(`${this.idColumn} ASC`);
     return ` ORDER BY ${terms.join(', ')}`;
   }
+}
+
+/** The query that loads one to-many relation for a page, all but its list of owner ids. */
+interface ManyLoader {
+  field: CollectionField;
+  sql: string;
+  orderBy: string;
+  slots: Slot[];
+}
+
+function manyLoader(field: CollectionField, q: (name: string) => string): ManyLoader {
+  const select = field.fields.map((f, i) => `x.${q(f.column)} AS c${i}`).join(', ');
+  return {
+    field,
+    sql:
+      `SELECT j.${q(field.ownerColumn)} AS owner, ${select}` +
+      ` FROM ${q(field.through)} j JOIN ${q(field.table)} x ON x.${q('id')} = j.${q(field.targetColumn)}` +
+      ` WHERE j.${q(field.ownerColumn)}`,
+    orderBy: ` ORDER BY j.${q(field.ownerColumn)}, x.${q('id')}`,
+    slots: field.fields.map((f, i) => ({ key: f.name, read: readerFor(f.type, `c${i}`) })),
+  };
 }
 
 const COMPARISONS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
