@@ -34,7 +34,9 @@ const loggers = new WeakMap<AppConfig, HttpLogger>();
 function options(config: AppConfig): Options {
   return {
     level: config.logLevel,
-    transport: config.prettyLogs ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+    transport: config.prettyLogs
+      ? { target: 'pino-pretty', options: { singleLine: true } }
+      : undefined,
     genReqId: (req: IncomingMessage, res: ServerResponse) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();

@@ -22,7 +22,10 @@ async function bootstrap() {
   stopGracefully(app, config.shutdownTimeout, logger);
   await app.listen(config.port);
   const where = config.database.type === 'sqlite' ? config.database.path : config.database.database;
-  logger.log(`Listening on http://localhost:${config.port} (${config.database.type}: ${where})`, 'Bootstrap');
+  logger.log(
+    `Listening on http://localhost:${config.port} (${config.database.type}: ${where})`,
+    'Bootstrap',
+  );
 }
 
 /**

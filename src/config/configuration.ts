@@ -7,8 +7,7 @@ import { plainToInstance } from 'class-transformer';
 import { IsIn, IsOptional, Matches, validateSync } from 'class-validator';
 
 export type DatabaseConfig =
-  | { type: 'sqlite'; path: string }
-  | { type: 'mysql'; url: string; database: string };
+  { type: 'sqlite'; path: string } | { type: 'mysql'; url: string; database: string };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -78,7 +77,8 @@ export class ConfigError extends Error {}
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const vars = plainToInstance(Environment, pick(env));
   const problems = validateSync(vars).map(
-    (e) => `${e.property} ${Object.values(e.constraints ?? {})[0]}, got "${redact(String(e.value))}"`,
+    (e) =>
+      `${e.property} ${Object.values(e.constraints ?? {})[0]}, got "${redact(String(e.value))}"`,
   );
   const port = Number(vars.PORT ?? '3000');
   if (!problems.some((p) => p.startsWith('PORT')) && (port < 1 || port > 65535)) {
@@ -87,13 +87,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const database = parseDatabaseUrl(vars.DATABASE_URL || DEFAULT_DATABASE_URL);
   if (typeof database === 'string') problems.push(`DATABASE_URL ${database}`);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}.`);
-  const cors = (vars.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const cors = (vars.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   return {
     port,
     database: database as DatabaseConfig,
     demoData: flag(vars.DEMO_DATA ?? 'true'),
     logLevel: (vars.LOG_LEVEL ?? 'info') as LogLevel,
-    prettyLogs: (vars.LOG_FORMAT ?? (env.NODE_ENV === 'development' ? 'pretty' : 'json')) === 'pretty',
+    prettyLogs:
+      (vars.LOG_FORMAT ?? (env.NODE_ENV === 'development' ? 'pretty' : 'json')) === 'pretty',
     apiToken: vars.API_TOKEN || undefined,
     corsOrigins: cors,
     shutdownTimeout: Number(vars.SHUTDOWN_TIMEOUT ?? '10'),
@@ -104,7 +108,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function pick(env: Record<string, string | undefined>): Record<string, string> {
   const names = Object.keys(new Environment()).length
     ? Object.keys(new Environment())
-    : ['PORT', 'DATABASE_URL', 'DEMO_DATA', 'LOG_LEVEL', 'LOG_FORMAT', 'API_TOKEN', 'CORS_ORIGINS', 'SHUTDOWN_TIMEOUT', 'TRUST_PROXY'];
+    : [
+        'PORT',
+        'DATABASE_URL',
+        'DEMO_DATA',
+        'LOG_LEVEL',
+        'LOG_FORMAT',
+        'API_TOKEN',
+        'CORS_ORIGINS',
+        'SHUTDOWN_TIMEOUT',
+        'TRUST_PROXY',
+      ];
   const out: Record<string, string> = {};
   for (const name of names) if (env[name] !== undefined && env[name] !== '') out[name] = env[name]!;
   return out;
@@ -134,7 +148,11 @@ export function parseDatabaseUrl(raw: string): DatabaseConfig | string {
     return 'must name a database: mysql://user:password@host:3306/database';
   }
   if (!url.hostname) return 'must name a host: mysql://user:password@host:3306/database';
-  return { type: 'mysql', url: url.protocol === 'mariadb:' ? raw.replace(/^mariadb:/, 'mysql:') : raw, database };
+  return {
+    type: 'mysql',
+    url: url.protocol === 'mariadb:' ? raw.replace(/^mariadb:/, 'mysql:') : raw,
+    database,
+  };
 }
 
 function redact(raw: string): string {

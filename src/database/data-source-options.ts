@@ -10,6 +10,11 @@ import { PhoneNumber } from '../phone-numbers/phone-number.entity';
 import { User } from '../users/user.entity';
 import { Init1732000000000 } from './migrations/1732000000000-init';
 
+/** The part of better-sqlite3's Database used here. */
+interface SqliteDatabase {
+  function(name: string, options: { deterministic: boolean }, fn: (text: unknown) => unknown): void;
+}
+
 export const ENTITIES = [User, Genre, Email, Marble, PhoneNumber, Movie];
 export const MIGRATIONS = [Init1732000000000];
 
@@ -31,7 +36,7 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
       database: database.path,
       enableWAL: true,
       // SQLite's own LOWER folds ASCII only; case-insensitive search must hold for É as on MySQL.
-      prepareDatabase: (db: { function: Function }) =>
+      prepareDatabase: (db: SqliteDatabase) =>
         db.function('lower', { deterministic: true }, (text: unknown) =>
           typeof text === 'string' ? text.toLowerCase() : text,
         ),

@@ -15,7 +15,10 @@ interface MysqlPool {
 export interface Tx {
   manager: EntityManager;
   /** Runs a statement and tells its rows and the number of rows it changed. */
-  run(sql: string, parameters?: unknown[]): Promise<{ rows: Record<string, unknown>[]; affected: number }>;
+  run(
+    sql: string,
+    parameters?: unknown[],
+  ): Promise<{ rows: Record<string, unknown>[]; affected: number }>;
 }
 
 /**
@@ -59,8 +62,11 @@ export class Database {
 
   /** A collection's compiled read queries, run through this database. */
   records(resource: ResourceDefinition): RecordQuery {
-    return new RecordQuery(resource, this.dialect, (name) => this.quote(name), (sql, parameters) =>
-      this.query(sql, parameters),
+    return new RecordQuery(
+      resource,
+      this.dialect,
+      (name) => this.quote(name),
+      (sql, parameters) => this.query(sql, parameters),
     );
   }
 
@@ -104,7 +110,10 @@ function transactionOf(manager: EntityManager): Tx {
     manager,
     async run(sql, parameters = []) {
       const result = await manager.queryRunner!.query(sql, parameters, true);
-      return { rows: Array.isArray(result.records) ? result.records : [], affected: result.affected ?? 0 };
+      return {
+        rows: Array.isArray(result.records) ? result.records : [],
+        affected: result.affected ?? 0,
+      };
     },
   };
 }

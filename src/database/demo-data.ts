@@ -14,23 +14,110 @@ export interface DemoDataOptions {
 }
 
 /** Tables in an order that lets rows be deleted without breaking a foreign key. */
-const TABLES = ['movies_users', 'genres_movies', 'movies', 'phone_numbers', 'marbles', 'emails', 'users', 'genres'];
+const TABLES = [
+  'movies_users',
+  'genres_movies',
+  'movies',
+  'phone_numbers',
+  'marbles',
+  'emails',
+  'users',
+  'genres',
+];
 
-const FIRST = ['ann', 'bob', 'cleo', 'dev', 'eve', 'finn', 'gus', 'hana', 'ivo', 'jade',
-  'kai', 'lena', 'milo', 'nora', 'otto', 'pia', 'quin', 'rosa', 'sam', 'tess'];
+const FIRST = [
+  'ann',
+  'bob',
+  'cleo',
+  'dev',
+  'eve',
+  'finn',
+  'gus',
+  'hana',
+  'ivo',
+  'jade',
+  'kai',
+  'lena',
+  'milo',
+  'nora',
+  'otto',
+  'pia',
+  'quin',
+  'rosa',
+  'sam',
+  'tess',
+];
 const LAST = ['archer', 'baker', 'cooper', 'dyer', 'fisher'];
-const COLORS = ['Amber', 'Azure', 'Cobalt', 'Coral', 'Crimson', 'Emerald', 'Ivory', 'Jade',
-  'Onyx', 'Opal', 'Ruby', 'Saffron'];
-const KINDS = ['Aggie', 'Bumblebee', 'Cat\'s Eye', 'Clearie', 'Galaxy', 'Oxblood', 'Swirl', 'Tiger Eye', 'Vortex', 'Steelie'];
-const GENRES = ['Action', 'Adventure', 'Animation', 'Comedy', 'Documentary', 'Drama', 'Fantasy',
-  'Horror', 'Romance', 'Science Fiction'];
-const MOVIES = ['The Long Voyage', 'Midnight Harbor', 'Paper Lanterns', 'The Glass Orchard',
-  'Northern Lights', 'A Quiet Engine', 'Salt and Cedar', 'The Last Cartographer', 'Iron Meadow',
-  'Small Hours', 'The Copper Fox', 'Velvet Static', 'Under the Viaduct', 'Seven Bridges',
-  'The Lighthouse Keeper', 'Borrowed Thunder', 'Winter Orchard', 'The Tin Astronomer',
-  'Hollow Creek', 'Marble Skies', 'The Weaver\'s Daughter', 'Signal Fires', 'Open Water',
-  'The Clockmaker', 'Desert Rain', 'Parallel Streets', 'Echo Valley', 'The Final Draft',
-  'Lantern Festival', 'Golden Hour'];
+const COLORS = [
+  'Amber',
+  'Azure',
+  'Cobalt',
+  'Coral',
+  'Crimson',
+  'Emerald',
+  'Ivory',
+  'Jade',
+  'Onyx',
+  'Opal',
+  'Ruby',
+  'Saffron',
+];
+const KINDS = [
+  'Aggie',
+  'Bumblebee',
+  "Cat's Eye",
+  'Clearie',
+  'Galaxy',
+  'Oxblood',
+  'Swirl',
+  'Tiger Eye',
+  'Vortex',
+  'Steelie',
+];
+const GENRES = [
+  'Action',
+  'Adventure',
+  'Animation',
+  'Comedy',
+  'Documentary',
+  'Drama',
+  'Fantasy',
+  'Horror',
+  'Romance',
+  'Science Fiction',
+];
+const MOVIES = [
+  'The Long Voyage',
+  'Midnight Harbor',
+  'Paper Lanterns',
+  'The Glass Orchard',
+  'Northern Lights',
+  'A Quiet Engine',
+  'Salt and Cedar',
+  'The Last Cartographer',
+  'Iron Meadow',
+  'Small Hours',
+  'The Copper Fox',
+  'Velvet Static',
+  'Under the Viaduct',
+  'Seven Bridges',
+  'The Lighthouse Keeper',
+  'Borrowed Thunder',
+  'Winter Orchard',
+  'The Tin Astronomer',
+  'Hollow Creek',
+  'Marble Skies',
+  "The Weaver's Daughter",
+  'Signal Fires',
+  'Open Water',
+  'The Clockmaker',
+  'Desert Rain',
+  'Parallel Streets',
+  'Echo Valley',
+  'The Final Draft',
+  'Lantern Festival',
+  'Golden Hour',
+];
 
 /** Mulberry32: a small seeded generator, so every run draws the same numbers. */
 function random(seed: number) {
@@ -91,7 +178,8 @@ export class DemoData {
       for (let k = 0; k < count; k++) {
         emailId++;
         const domain = ['example.com', 'example.org', 'mail.example.net'][(userId + k) % 3];
-        const address = k === 0 ? `${login}@${domain}` : `${login}.${['work', 'home'][userId % 2]}@${domain}`;
+        const address =
+          k === 0 ? `${login}@${domain}` : `${login}.${['work', 'home'][userId % 2]}@${domain}`;
         emails.push([emailId, address, k === primary ? 1 : 0, userId]);
       }
       const billingEmail = userId % 9 === 0 ? ((emailId + 17) % 150) + 1 : emailId;
@@ -121,7 +209,11 @@ export class DemoData {
 
     const phones: Row[] = [];
     for (let i = 0; i < 100; i++) {
-      const [a, b, c] = [200 + ((i * 7) % 800), 100 + ((i * 131) % 900), 1000 + ((i * 7919) % 9000)];
+      const [a, b, c] = [
+        200 + ((i * 7) % 800),
+        100 + ((i * 131) % 900),
+        1000 + ((i * 7919) % 9000),
+      ];
       const styles = [
         `${a}.${b}.${c}`,
         `${a}-${b}-${c}`,
@@ -153,14 +245,30 @@ export class DemoData {
       }
       report(users.length + emails.length);
       await this.insert(runner, 'genres', ['id', 'name'], genres);
-      await this.insert(runner, 'movies', ['id', 'name', 'price', 'main_genre_id', 'created_at', 'updated_at'], movies);
+      await this.insert(
+        runner,
+        'movies',
+        ['id', 'name', 'price', 'main_genre_id', 'created_at', 'updated_at'],
+        movies,
+      );
       await this.insert(runner, 'genres_movies', ['movie_id', 'genre_id'], genresMovies);
       await this.insert(runner, 'movies_users', ['movie_id', 'user_id'], moviesUsers);
       await this.insert(runner, 'phone_numbers', ['id', 'number', 'user_id'], phones);
       report(genres.length + movies.length + phones.length);
     });
 
-    const columns = ['id', 'name', 'radius_mm', 'price', 'is_discounted', 'created_at', 'updated_at', 'user_id', 'description', 'picture'];
+    const columns = [
+      'id',
+      'name',
+      'radius_mm',
+      'price',
+      'is_discounted',
+      'created_at',
+      'updated_at',
+      'user_id',
+      'description',
+      'picture',
+    ];
     const batch = 1000;
     for (let start = 0; start < marbleCount; start += batch) {
       const rows: Row[] = [];
@@ -211,7 +319,8 @@ function marble(i: number, rnd: ReturnType<typeof random>): Row {
   const kind = KINDS[Math.floor(i / COLORS.length) % KINDS.length];
   const series = Math.floor(i / (COLORS.length * KINDS.length));
   const name = series === 0 ? `${color} ${kind}` : `${color} ${kind} ${series + 1}`;
-  const price = i % 10 === 9 ? null : i % 8 === 0 ? `${rnd.int(1, 40)}.00` : cents(rnd.int(25, 9999));
+  const price =
+    i % 10 === 9 ? null : i % 8 === 0 ? `${rnd.int(1, 40)}.00` : cents(rnd.int(25, 9999));
   const description =
     i % 5 === 4 ? '' : `${kind} in ${color.toLowerCase()} glass; 100% hand-made_${series + 1}.`;
   const created = stamp(i);

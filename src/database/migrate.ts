@@ -8,12 +8,18 @@ const LOCK_WAIT_SECONDS = 120;
  * migrate (and load demo data) one after another, never together. SQLite needs no lock: one
  * process owns the file's writes at a time.
  */
-export async function underSchemaLock<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
+export async function underSchemaLock<T>(
+  dataSource: DataSource,
+  work: () => Promise<T>,
+): Promise<T> {
   if (dataSource.options.type !== 'mysql') return work();
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    const [{ acquired }] = await runner.query('SELECT GET_LOCK(?, ?) AS acquired', [LOCK, LOCK_WAIT_SECONDS]);
+    const [{ acquired }] = await runner.query('SELECT GET_LOCK(?, ?) AS acquired', [
+      LOCK,
+      LOCK_WAIT_SECONDS,
+    ]);
     if (Number(acquired) !== 1) {
       throw new Error(`Another instance held the schema lock for over ${LOCK_WAIT_SECONDS} s.`);
     }

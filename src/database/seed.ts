@@ -32,7 +32,9 @@ async function main() {
     }
     const started = Date.now();
     await demo.load({ marbles, progress: progressBar() });
-    process.stderr.write(`\nDemo data loaded in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
+    process.stderr.write(
+      `\nDemo data loaded in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`,
+    );
   } finally {
     await dataSource.destroy();
   }

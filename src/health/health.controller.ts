@@ -21,7 +21,9 @@ export class HealthController {
   @Get('ready')
   async ready() {
     try {
-      return await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
+      return await this.health.check([
+        () => this.database.pingCheck('database', { timeout: 2000 }),
+      ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
       throw new ApiError(503, 'The database is unreachable.', undefined, { 'Retry-After': '5' });

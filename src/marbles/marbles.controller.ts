@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Options, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Options,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+} from '@nestjs/common';
 import { ApiDocs } from '../rest/api-docs';
 import { QueryParams } from '../rest/list-query';
 import * as Doc from '../rest/openapi';

@@ -51,7 +51,10 @@ export class MarblesService extends RecordCollection {
       );
       if (affected === 0) throw ApiError.notFound(MARBLES.label, id);
       if (!read) return undefined;
-      const { rows } = await tx.run(`SELECT ${this.q(read)} AS v FROM ${table} WHERE ${this.q('id')} = ?`, [id]);
+      const { rows } = await tx.run(
+        `SELECT ${this.q(read)} AS v FROM ${table} WHERE ${this.q('id')} = ?`,
+        [id],
+      );
       return rows[0].v;
     });
   }

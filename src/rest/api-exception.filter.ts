@@ -70,7 +70,11 @@ function routeNotFound(req: Request): Failure {
   const allowed = allowedMethods(req);
   if (allowed.length === 0) return { status: 404, body: { message: 'Not found.' } };
   if (req.method === 'OPTIONS') {
-    return { status: 204, body: { message: '' }, headers: { Allow: [...allowed, 'OPTIONS'].join(', ') } };
+    return {
+      status: 204,
+      body: { message: '' },
+      headers: { Allow: [...allowed, 'OPTIONS'].join(', ') },
+    };
   }
   return {
     status: 405,

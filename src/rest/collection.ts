@@ -42,7 +42,10 @@ export class RecordCollection {
   create(body: unknown): Promise<ApiRecord | Message<ApiRecord>> {
     if (!Array.isArray(body)) return this.writer.create(body);
     if (!this.bulk) {
-      throw new ApiError(400, `Request body must be a ${this.resource.singular} object; ${this.resource.plural} have no bulk create.`);
+      throw new ApiError(
+        400,
+        `Request body must be a ${this.resource.singular} object; ${this.resource.plural} have no bulk create.`,
+      );
     }
     return this.writer.bulkCreate(body);
   }

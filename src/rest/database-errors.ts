@@ -21,9 +21,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (let depth = 0; current && depth < 4; depth++) {
     const { code, driverError } = current as { code?: unknown; driverError?: unknown };
     if (typeof code === 'string' && UNAVAILABLE.has(code)) return true;
-    if (/connection (is )?closed|Pool is closed|Can't add new command when connection is in closed state/i.test(
-      String((current as Error).message),
-    )) {
+    if (
+      /connection (is )?closed|Pool is closed|Can't add new command when connection is in closed state/i.test(
+        String((current as Error).message),
+      )
+    ) {
       return true;
     }
     current = driverError;

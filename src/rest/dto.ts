@@ -119,7 +119,11 @@ function validators(field: WritableField): Decorator[] {
     default: {
       const list: Decorator[] = [IsString({ message: 'Must be a string.' })];
       if (rules.maxLength) {
-        list.push(MaxLength(rules.maxLength, { message: `Must be at most ${rules.maxLength} characters long.` }));
+        list.push(
+          MaxLength(rules.maxLength, {
+            message: `Must be at most ${rules.maxLength} characters long.`,
+          }),
+        );
       }
       if (rules.notBlank) list.push(Matches(/\S/, { message: 'May not be blank.' }));
       if (rules.email) list.push(IsEmail({}, { message: 'Must be a valid e-mail address.' }));

@@ -40,7 +40,9 @@ export function negotiateFormat(req: Request, res: Response, next: NextFunction)
     const format = explicit.toLowerCase();
     if (format !== 'json' && format !== 'xml') {
       res.status(406).type(CONTENT_TYPES.json);
-      res.send(encodeError('json', { message: `Format "${explicit}" is not available; use json or xml.` }));
+      res.send(
+        encodeError('json', { message: `Format "${explicit}" is not available; use json or xml.` }),
+      );
       return;
     }
     res.locals.format = format;
@@ -85,6 +87,7 @@ export function fromAccept(header: string): Format {
   });
   if (xml.q === 0) return 'json';
   if (xml.q !== json.q) return xml.q > json.q ? 'xml' : 'json';
-  if (xml.specificity !== json.specificity) return xml.specificity > json.specificity ? 'xml' : 'json';
+  if (xml.specificity !== json.specificity)
+    return xml.specificity > json.specificity ? 'xml' : 'json';
   return xml.position < json.position ? 'xml' : 'json';
 }

@@ -49,7 +49,8 @@ export class InputReader {
     for (const [key, raw] of Object.entries(body)) {
       const field = this.writable.get(key);
       if (!field) {
-        if (!this.readOnly.has(key)) errors[key] = [`Unknown field; ${this.resource.singular} has no such field.`];
+        if (!this.readOnly.has(key))
+          errors[key] = [`Unknown field; ${this.resource.singular} has no such field.`];
         continue;
       }
       if (raw === undefined) continue;
@@ -85,7 +86,9 @@ const INTEGER = /^-?\d{1,16}$/;
 
 function coerce(field: WritableField, raw: unknown): unknown {
   if (field.kind === 'collection') {
-    return Array.isArray(raw) ? raw.map((id) => (typeof id === 'string' && INTEGER.test(id) ? Number(id) : id)) : raw;
+    return Array.isArray(raw)
+      ? raw.map((id) => (typeof id === 'string' && INTEGER.test(id) ? Number(id) : id))
+      : raw;
   }
   switch (field.type) {
     case 'integer':

@@ -43,7 +43,10 @@ export class InvalidQueryError extends Error {
 const OPS = new Set<FilterOp>(['in', 'lt', 'lte', 'gt', 'gte', 'contains']);
 const RANGE_TYPES = new Set<ScalarType>(['integer', 'decimal', 'timestamp']);
 
-export function parseListQuery(params: QueryParams, paths: ReadonlyMap<string, ScalarType>): ListQuery {
+export function parseListQuery(
+  params: QueryParams,
+  paths: ReadonlyMap<string, ScalarType>,
+): ListQuery {
   const query: ListQuery = { filters: [], ordering: [] };
   const errors: Record<string, string[]> = {};
 

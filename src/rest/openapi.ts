@@ -40,13 +40,21 @@ const message = (resource: ResourceDefinition) => ({
 
 /** Tags the controller and registers its schemas. */
 export const CollectionDoc = (resource: ResourceDefinition) =>
-  applyDecorators(ApiTags(resource.plural), ApiExtraModels(recordClass(resource), inputClass(resource)));
+  applyDecorators(
+    ApiTags(resource.plural),
+    ApiExtraModels(recordClass(resource), inputClass(resource)),
+  );
 
 export const IndexDoc = (resource: ResourceDefinition, paginated: boolean) =>
   applyDecorators(
     ApiQuery({ name: 'page', required: false, type: 'integer' }),
     ApiQuery({ name: 'page_size', required: false, type: 'integer' }),
-    ApiQuery({ name: 'ordering', required: false, type: 'string', description: 'e.g. -price,name' }),
+    ApiQuery({
+      name: 'ordering',
+      required: false,
+      type: 'string',
+      description: 'e.g. -price,name',
+    }),
     ApiQuery({ name: 'search', required: false, type: 'string' }),
     ApiOkResponse({
       schema: paginated
@@ -80,7 +88,11 @@ export const CreateDoc = (resource: ResourceDefinition, bulk: boolean) =>
         ? {
             oneOf: [
               { $ref: getSchemaPath(inputClass(resource)) },
-              { type: 'array', items: { $ref: getSchemaPath(inputClass(resource)) }, maxItems: 1000 },
+              {
+                type: 'array',
+                items: { $ref: getSchemaPath(inputClass(resource)) },
+                maxItems: 1000,
+              },
             ],
           }
         : { $ref: getSchemaPath(inputClass(resource)) },
@@ -92,7 +104,13 @@ export const CreateDoc = (resource: ResourceDefinition, bulk: boolean) =>
         : { $ref: getSchemaPath(recordClass(resource)) },
     }),
     ApiBadRequestResponse({ schema: ERROR }),
-    ...(bulk ? [ApiUnprocessableEntityResponse({ description: 'Invalid items; errors aligned with the input.' })] : []),
+    ...(bulk
+      ? [
+          ApiUnprocessableEntityResponse({
+            description: 'Invalid items; errors aligned with the input.',
+          }),
+        ]
+      : []),
   );
 
 export const UpdateDoc = (resource: ResourceDefinition) =>
@@ -103,7 +121,8 @@ export const UpdateDoc = (resource: ResourceDefinition) =>
     ApiNotFoundResponse({ schema: ERROR }),
   );
 
-export const DestroyDoc = () => applyDecorators(ApiNoContentResponse(), ApiNotFoundResponse({ schema: ERROR }));
+export const DestroyDoc = () =>
+  applyDecorators(ApiNoContentResponse(), ApiNotFoundResponse({ schema: ERROR }));
 
 export const UpdateAllDoc = (resource: ResourceDefinition) =>
   applyDecorators(
@@ -121,7 +140,9 @@ export const UpdateAllDoc = (resource: ResourceDefinition) =>
     }),
     ApiOkResponse({ schema: message(resource) }),
     ApiBadRequestResponse({ schema: ERROR }),
-    ApiUnprocessableEntityResponse({ description: 'Invalid items; errors aligned with the input.' }),
+    ApiUnprocessableEntityResponse({
+      description: 'Invalid items; errors aligned with the input.',
+    }),
   );
 
 export const DestroyAllDoc = (resource: ResourceDefinition) =>
@@ -132,4 +153,6 @@ export const DestroyAllDoc = (resource: ResourceDefinition) =>
   );
 
 export const MessageDoc = () =>
-  applyDecorators(ApiOkResponse({ schema: { type: 'object', properties: { message: { type: 'string' } } } }));
+  applyDecorators(
+    ApiOkResponse({ schema: { type: 'object', properties: { message: { type: 'string' } } } }),
+  );

@@ -123,7 +123,10 @@ export class RecordQuery {
         'index',
       ),
       withCount
-        ? this.run(`SELECT COUNT(*) AS n ${this.countFrom}${countJoins}${where.sql}`, where.parameters)
+        ? this.run(
+            `SELECT COUNT(*) AS n ${this.countFrom}${countJoins}${where.sql}`,
+            where.parameters,
+          )
         : undefined,
     ]);
     return { records, count: counted ? Number(counted[0].n) : undefined };

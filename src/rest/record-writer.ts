@@ -128,7 +128,8 @@ export class RecordWriter {
   async destroyAll(body: unknown): Promise<Message<ApiRecord>> {
     const shape = 'Bulk destroy requires an array of primary keys as input.';
     if (!Array.isArray(body) || body.length === 0) throw new ApiError(400, shape);
-    if (body.length > BULK_LIMIT) throw new ApiError(400, `${shape} At most ${BULK_LIMIT} at a time.`);
+    if (body.length > BULK_LIMIT)
+      throw new ApiError(400, `${shape} At most ${BULK_LIMIT} at a time.`);
     const ids = body.map(recordId);
     if (ids.some((id) => id === undefined)) throw new ApiError(400, shape);
     const unique = [...new Set(ids as number[])];
@@ -154,7 +155,8 @@ export class RecordWriter {
 
   private bulkItems(body: unknown, shape: string): Record<string, unknown>[] {
     if (!Array.isArray(body) || body.length === 0) throw new ApiError(400, shape);
-    if (body.length > BULK_LIMIT) throw new ApiError(400, `${shape} At most ${BULK_LIMIT} at a time.`);
+    if (body.length > BULK_LIMIT)
+      throw new ApiError(400, `${shape} At most ${BULK_LIMIT} at a time.`);
     const items = body.map((item) => this.input.unwrap(item));
     if (!items.every(isPlainObject)) throw new ApiError(400, shape);
     return items;
@@ -211,7 +213,11 @@ export class RecordWriter {
         const missing = idsOf(values[key]).filter((id) => !found.has(id));
         if (missing.length === 0) return;
         const noun = table.replace(/s$/, '');
-        add(i, key, many ? `No ${noun} with id ${missing.join(', ')}.` : `No ${noun} with id ${missing[0]}.`);
+        add(
+          i,
+          key,
+          many ? `No ${noun} with id ${missing.join(', ')}.` : `No ${noun} with id ${missing[0]}.`,
+        );
       });
     }
 
@@ -220,7 +226,8 @@ export class RecordWriter {
       items.forEach(({ values }, i) => {
         const value = values[field.name];
         if (value === undefined || value === null || !checked(i, field.name)) return;
-        if (owners.has(value)) add(i, field.name, `Same as item ${owners.get(value)! + 1} of this request.`);
+        if (owners.has(value))
+          add(i, field.name, `Same as item ${owners.get(value)! + 1} of this request.`);
         else owners.set(value, i);
       });
       if (owners.size === 0) continue;
@@ -232,7 +239,11 @@ export class RecordWriter {
       for (const row of rows) {
         const i = owners.get(row.value)!;
         if (Number(row.id) === Number(items[i].current?.id)) continue; // a record keeps its own value
-        add(i, field.name, `A ${this.noun} with this ${field.name.replace(/_/g, ' ')} already exists.`);
+        add(
+          i,
+          field.name,
+          `A ${this.noun} with this ${field.name.replace(/_/g, ' ')} already exists.`,
+        );
       }
     }
     return errors.map((e) => (Object.keys(e).length > 0 ? e : null));
@@ -256,7 +267,8 @@ export class RecordWriter {
     if (this.stamped.updated) row.updated_at = now;
     const id = await this.insertRow(tx, row);
     for (const relation of this.relations) {
-      if (values[relation.writeAs!] !== undefined) await this.link(tx, relation, id, values[relation.writeAs!]);
+      if (values[relation.writeAs!] !== undefined)
+        await this.link(tx, relation, id, values[relation.writeAs!]);
     }
     return id;
   }
@@ -275,7 +287,8 @@ export class RecordWriter {
         .execute();
     }
     for (const relation of this.relations) {
-      if (values[relation.writeAs!] !== undefined) await this.link(tx, relation, Number(current.id), values[relation.writeAs!]);
+      if (values[relation.writeAs!] !== undefined)
+        await this.link(tx, relation, Number(current.id), values[relation.writeAs!]);
     }
   }
 
@@ -346,7 +359,9 @@ function idsOf(value: unknown): number[] {
 
 function recordId(value: unknown): number | undefined {
   const id = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  return typeof id === 'number' && Number.isInteger(id) && id >= 1 && id <= INT_MAX ? id : undefined;
+  return typeof id === 'number' && Number.isInteger(id) && id >= 1 && id <= INT_MAX
+    ? id
+    : undefined;
 }
 
 /** Now, or a millisecond after the stored time if the clock has not moved past it: updated_at always moves. */

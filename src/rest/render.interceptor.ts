@@ -17,7 +17,10 @@ export class RenderInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
-    const resource = this.reflector.get<ResourceDefinition | undefined>(RESOURCE, context.getClass());
+    const resource = this.reflector.get<ResourceDefinition | undefined>(
+      RESOURCE,
+      context.getClass(),
+    );
     return next.handle().pipe(
       map((result: unknown) => {
         if (req.method === 'OPTIONS') res.setHeader('Allow', allowedMethods(req).join(', '));

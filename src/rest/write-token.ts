@@ -15,12 +15,21 @@ export function requireWriteToken(token: string) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (READS.has(req.method)) return next();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    const given = createHash('sha256').update(match?.[1] ?? '').digest();
+    const given = createHash('sha256')
+      .update(match?.[1] ?? '')
+      .digest();
     if (match && timingSafeEqual(given, expected)) return next();
     const format = formatOf(res);
     res.status(401);
-    res.setHeader('WWW-Authenticate', `Bearer realm="records"${match ? ', error="invalid_token"' : ''}`);
+    res.setHeader(
+      'WWW-Authenticate',
+      `Bearer realm="records"${match ? ', error="invalid_token"' : ''}`,
+    );
     res.setHeader('Content-Type', CONTENT_TYPES[format]);
-    res.send(encodeError(format, { message: 'Writes need a valid bearer token (Authorization: Bearer <token>).' }));
+    res.send(
+      encodeError(format, {
+        message: 'Writes need a valid bearer token (Authorization: Bearer <token>).',
+      }),
+    );
   };
 }

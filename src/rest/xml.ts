@@ -129,7 +129,9 @@ export function xmlName(key: string): string {
   return /^[A-Za-z_]/.test(name) ? name : `field-${name}`;
 }
 
+// eslint-disable-next-line no-control-regex -- these characters are exactly what is being matched
 const SPECIAL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
+// eslint-disable-next-line no-control-regex
 const SPECIAL_ALL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g;
 
 /**

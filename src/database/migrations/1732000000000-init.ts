@@ -32,7 +32,11 @@ export class Init1732000000000 implements MigrationInterface {
     await queryRunner.createTable(
       new Table({
         name: 'users',
-        columns: [c.id(), c.text('login', { isUnique: true }), c.int('email_id', { isNullable: true, isUnique: true })],
+        columns: [
+          c.id(),
+          c.text('login', { isUnique: true }),
+          c.int('email_id', { isNullable: true, isUnique: true }),
+        ],
       }),
     );
     await queryRunner.createTable(
