@@ -1,0 +1,124 @@
+import {
+  Body,
+  Delete,
+  Get,
+  HttpCode,
+  Options,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  Type,
+  applyDecorators,
+} from '@nestjs/common';
+import { ApiDocs } from './api-docs';
+import { RecordCollection } from './collection';
+import { QueryParams } from './list-query';
+import * as Doc from './openapi';
+import { RecordIdPipe } from './record-id.pipe';
+import { Message, Untyped } from './render';
+import { ResourceDefinition } from './resource';
+import { Resource } from './resource.decorator';
+
+export interface CollectionRoutes {
+  /** Path of the collection, e.g. `/api/demo/marbles`: what OPTIONS documents. */
+  path: string;
+  /** update_all, destroy_all and bulk create. */
+  bulk: boolean;
+  /** `ping` and `child_ping`. */
+  probes: boolean;
+  /** Index in the pagination envelope (else a bare array). */
+  paginated: boolean;
+}
+
+/** Applies the decorators only where the collection has the route. */
+const when = (on: boolean, ...decorators: MethodDecorator[]) =>
+  on ? applyDecorators(...decorators) : () => undefined;
+
+/**
+ * The standard routes of a collection (service interface, Endpoints), for a controller to extend:
+ * `class MarblesController extends CollectionController(MARBLES, {...})`, with `@Controller(path)`
+ * on the subclass and any route of its own (adjust_price) as an ordinary method there. Handlers
+ * are one line each; the work is in the service.
+ */
+export function CollectionController(resource: ResourceDefinition, routes: CollectionRoutes) {
+  const Id = new RecordIdPipe(resource);
+
+  @Resource(resource)
+  @Doc.CollectionDoc(resource)
+  class Base {
+    constructor(
+      readonly collection: RecordCollection,
+      readonly docs: ApiDocs,
+    ) {}
+
+    @Get()
+    @Doc.IndexDoc(resource, routes.paginated)
+    index(@Query() query: QueryParams) {
+      return this.collection.list(query);
+    }
+
+    @Post()
+    @Doc.CreateDoc(resource, routes.bulk)
+    create(@Body() body: unknown) {
+      return this.collection.create(body);
+    }
+
+    @when(routes.bulk, Put(), Doc.UpdateAllDoc(resource))
+    replaceAll(@Body() body: unknown) {
+      return this.collection.updateAll(body);
+    }
+
+    @when(routes.bulk, Patch(), Doc.UpdateAllDoc(resource))
+    updateAll(@Body() body: unknown) {
+      return this.collection.updateAll(body);
+    }
+
+    @when(routes.bulk, Delete(), Doc.DestroyAllDoc(resource))
+    destroyAll(@Body() body: unknown) {
+      return this.collection.destroyAll(body);
+    }
+
+    @Options()
+    options() {
+      return new Untyped(this.docs.forPath(routes.path));
+    }
+
+    @when(routes.probes, Get('ping'), Doc.MessageDoc())
+    ping() {
+      return new Message('pong');
+    }
+
+    @when(routes.probes, Get('child_ping'), Doc.MessageDoc())
+    childPing() {
+      return new Message('child pong');
+    }
+
+    @Get(':id')
+    @Doc.ShowDoc(resource)
+    show(@Param('id', Id) id: number) {
+      return this.collection.show(id);
+    }
+
+    @Put(':id')
+    @Doc.UpdateDoc(resource)
+    replace(@Param('id', Id) id: number, @Body() body: unknown) {
+      return this.collection.update(id, body);
+    }
+
+    @Patch(':id')
+    @Doc.UpdateDoc(resource)
+    update(@Param('id', Id) id: number, @Body() body: unknown) {
+      return this.collection.update(id, body);
+    }
+
+    @Delete(':id')
+    @HttpCode(204)
+    @Doc.DestroyDoc()
+    destroy(@Param('id', Id) id: number) {
+      return this.collection.destroy(id);
+    }
+  }
+  return Base as Type<InstanceType<typeof Base>>;
+}
