@@ -4,6 +4,7 @@
  * unsupported type) answers in the negotiated format like any other error.
  */
 import { raw, type NextFunction, type Request, type Response } from 'express';
+import sax from 'sax';
 import { parseStringPromise } from 'xml2js';
 import { ApiError } from './api-error';
 import { CONTENT_TYPES, formatOf } from './format';
@@ -68,6 +69,7 @@ const DOCTYPE = /<!(DOCTYPE|ENTITY)/i;
 
 export async function parseXml(text: string): Promise<unknown> {
   if (DOCTYPE.test(text)) throw new ApiError(400, 'Malformed XML: DTDs are not allowed.');
+  if (rootElements(text) !== 1) throw new ApiError(400, 'Malformed XML in request body.');
   let document: Record<string, XmlNode>;
   try {
     document = await parseStringPromise(text, {
@@ -85,6 +87,31 @@ export async function parseXml(text: string): Promise<unknown> {
   // a record; `<hash><marble>…</marble></hash>` is the wrapped form, like `{"marble": {…}}`.
   const empty = !root.$$?.length && !root.$?.type && root.$?.nil !== 'true';
   return empty ? {} : fromXml(root);
+}
+
+/**
+ * How many top-level elements the document has (-1 if it is not well-formed). xml2js keeps the
+ * first and drops the rest, so a second root would otherwise pass unnoticed.
+ */
+function rootElements(text: string): number {
+  const parser = sax.parser(true);
+  let depth = 0;
+  let roots = 0;
+  parser.onopentag = () => {
+    if (depth++ === 0) roots++;
+  };
+  parser.onclosetag = () => {
+    depth--;
+  };
+  parser.onerror = (error) => {
+    throw error;
+  };
+  try {
+    parser.write(text).close();
+  } catch {
+    return -1;
+  }
+  return roots;
 }
 
 function fromXml(node: XmlNode): unknown {

@@ -15,19 +15,17 @@ const UNAVAILABLE = new Set([
   'SQLITE_CANTOPEN',
 ]);
 
+/** What drivers and TypeORM say of a pool or connection that is closed or was never opened. */
+const CLOSED =
+  /connection (is )?closed|Pool is closed|closed state|database connection is not open|Connection is not established/i;
+
 /** Whether an error means the database cannot be reached now (503), rather than a bug (500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {
     const { code, driverError } = current as { code?: unknown; driverError?: unknown };
     if (typeof code === 'string' && UNAVAILABLE.has(code)) return true;
-    if (
-      /connection (is )?closed|Pool is closed|Can't add new command when connection is in closed state/i.test(
-        String((current as Error).message),
-      )
-    ) {
-      return true;
-    }
+    if (CLOSED.test(String((current as Error).message))) return true;
     current = driverError;
   }
   return false;

@@ -70,7 +70,9 @@ function decimalWithin(field: ScalarField): Decorator {
       propertyName: key as string,
       validator: {
         validate(value: unknown) {
-          if (typeof value !== 'string') return false;
+          // Not a decimal at all: the format rule reports it; bounds apply to decimals only.
+          if (typeof value !== 'string' || !decimalPattern(field.scale ?? 2).test(value))
+            return true;
           if (rules.greaterThan !== undefined && compareDecimals(value, rules.greaterThan) <= 0) {
             return false;
           }

@@ -45,7 +45,8 @@ export class InputReader {
   /** Values of one record. On create, required fields are enforced and defaults filled in. */
   async read(body: Record<string, unknown>, mode: InputMode): Promise<InputResult> {
     const values: Values = {};
-    const errors: FieldErrors = {};
+    // No prototype: a field named `__proto__` is reported like any other unknown field.
+    const errors: FieldErrors = Object.create(null);
     for (const [key, raw] of Object.entries(body)) {
       const field = this.writable.get(key);
       if (!field) {
@@ -73,8 +74,15 @@ export class InputReader {
         else if (rules?.default !== undefined) values[key] = rules.default;
       }
     }
-    const candidate = Object.assign(new this.dto(), values);
-    for (const failure of await validate(candidate, { forbidUnknownValues: false })) {
+    const candidate: Values = Object.assign(new this.dto(), values);
+    for (const key of Object.keys(errors)) {
+      if (this.writable.has(key)) candidate[key] = undefined; // already judged
+    }
+    const failures = await validate(candidate, {
+      forbidUnknownValues: false,
+      stopAtFirstError: true,
+    });
+    for (const failure of failures) {
       if (errors[failure.property]) continue;
       errors[failure.property] = Object.values(failure.constraints ?? {});
     }

@@ -45,6 +45,7 @@ export class RecordWriter {
   private readonly stamped: { created: boolean; updated: boolean };
   private readonly plural: string;
   private readonly noun: string;
+  private readonly article: string;
 
   constructor(
     private readonly resource: ResourceDefinition,
@@ -63,6 +64,7 @@ export class RecordWriter {
     this.stamped = { created: has('created_at'), updated: has('updated_at') };
     this.plural = resource.plural.replace(/_/g, ' ');
     this.noun = resource.singular.replace(/_/g, ' ');
+    this.article = /^[aeiou]/i.test(this.noun) ? 'An' : 'A';
   }
 
   async create(body: unknown): Promise<ApiRecord> {
@@ -242,7 +244,7 @@ export class RecordWriter {
         add(
           i,
           field.name,
-          `A ${this.noun} with this ${field.name.replace(/_/g, ' ')} already exists.`,
+          `${this.article} ${this.noun} with this ${field.name.replace(/_/g, ' ')} already exists.`,
         );
       }
     }

@@ -1,0 +1,215 @@
+/**
+ * The one-primary rule of e-mails (CONTRACT §3): at most one e-mail per user is primary; making
+ * one primary clears the flag on that user's others in the same request, and leaves other users'
+ * addresses alone. Every case reads all of the users' e-mails back.
+ */
+import { startApp, TestApp } from './harness';
+import {
+  ANN,
+  BOB,
+  CLEO,
+  expectError,
+  expectJson,
+  freshTables,
+  seedUsers,
+  stored,
+  VALIDATION_FAILED,
+} from './write-helpers';
+
+const FIXTURE = [
+  { id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 },
+  { id: 2, email: 'ann.work@example.com', is_primary: false, user_id: 1 },
+  { id: 3, email: 'bob@example.com', is_primary: true, user_id: 2 },
+  { id: 4, email: 'cleo@example.com', is_primary: false, user_id: 3 },
+];
+
+/** The primary flags of all e-mails, by id. */
+function flags(rows: Record<string, unknown>[]) {
+  return rows.map((r) => [r.id, r.user_id, r.is_primary]);
+}
+
+describe('write: one primary e-mail per user', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(() => t.close());
+
+  beforeEach(async () => {
+    await freshTables(t);
+    await seedUsers(t);
+    await t.insert('emails', FIXTURE);
+  });
+
+  it('should clear the old primary of the user when a primary e-mail is created', async () => {
+    const res = await t
+      .http()
+      .post('/api/demo/emails')
+      .send({ email: 'ann.new@example.com', user_id: 1, is_primary: true });
+    expectJson(res, 201);
+    expect(res.body).toEqual({ id: 5, email: 'ann.new@example.com', is_primary: true, user: ANN });
+    expect(await stored(t, 'emails')).toEqual([
+      { ...FIXTURE[0], is_primary: false },
+      FIXTURE[1],
+      FIXTURE[2],
+      FIXTURE[3],
+      { id: 5, email: 'ann.new@example.com', is_primary: true, user_id: 1 },
+    ]);
+
+    const listed = await t.http().get('/api/demo/emails?user_id=1');
+    expectJson(listed, 200);
+    expect(
+      listed.body.results.map((e: { id: number; is_primary: boolean }) => [e.id, e.is_primary]),
+    ).toEqual([
+      [1, false],
+      [2, false],
+      [5, true],
+    ]);
+  });
+
+  it('should keep the primary when a non-primary e-mail is created', async () => {
+    const res = await t
+      .http()
+      .post('/api/demo/emails')
+      .send({ email: 'ann.other@example.com', user_id: 1 });
+    expectJson(res, 201);
+    expect(res.body).toEqual({
+      id: 5,
+      email: 'ann.other@example.com',
+      is_primary: false,
+      user: ANN,
+    });
+    expect(await stored(t, 'emails')).toEqual([
+      ...FIXTURE,
+      { id: 5, email: 'ann.other@example.com', is_primary: false, user_id: 1 },
+    ]);
+  });
+
+  it('should move the primary flag when another e-mail of the user is made primary', async () => {
+    for (const method of ['patch', 'put'] as const) {
+      const target = method === 'patch' ? 2 : 1;
+      const res = await t.http()[method](`/api/demo/emails/${target}`).send({ is_primary: '1' });
+      expectJson(res, 200);
+      expect(res.body).toEqual({
+        ...{ id: target, email: FIXTURE[target - 1].email },
+        is_primary: true,
+        user: ANN,
+      });
+      const rows = await stored(t, 'emails');
+      expect(flags(rows)).toEqual([
+        [1, 1, target === 1],
+        [2, 1, target === 2],
+        [3, 2, true],
+        [4, 3, false],
+      ]);
+    }
+  });
+
+  it("should clear the new owner's primary when a primary e-mail moves to another user", async () => {
+    const res = await t.http().patch('/api/demo/emails/1').send({ user_id: 2 });
+    expectJson(res, 200);
+    expect(res.body).toEqual({ id: 1, email: 'ann@example.com', is_primary: true, user: BOB });
+    expect(flags(await stored(t, 'emails'))).toEqual([
+      [1, 2, true],
+      [2, 1, false],
+      [3, 2, false],
+      [4, 3, false],
+    ]);
+  });
+
+  it('should leave the flags alone when an update is refused', async () => {
+    const res = await t.http().patch('/api/demo/emails/2').send({ is_primary: true, user_id: 99 });
+    expectError(res, 400, {
+      message: VALIDATION_FAILED,
+      errors: { user_id: ['No user with id 99.'] },
+    });
+    expect(await stored(t, 'emails')).toEqual(FIXTURE);
+  });
+
+  it('should leave exactly one primary when a bulk create has two primaries for one user', async () => {
+    const res = await t
+      .http()
+      .post('/api/demo/emails')
+      .send([
+        { email: 'cleo.a@example.com', user_id: 3, is_primary: true },
+        { email: 'cleo.b@example.com', user_id: 3, is_primary: true },
+        { email: 'bob.b@example.com', user_id: 2, is_primary: false },
+      ]);
+    expectJson(res, 201);
+    expect(res.body.message).toBe('Bulk create successful.');
+    expect(
+      res.body.records.map((e: { id: number; email: string; user: unknown }) => [
+        e.id,
+        e.email,
+        e.user,
+      ]),
+    ).toEqual([
+      [5, 'cleo.a@example.com', CLEO],
+      [6, 'cleo.b@example.com', CLEO],
+      [7, 'bob.b@example.com', BOB],
+    ]);
+    // The answer shows the flags as stored.
+    const rows = await stored(t, 'emails');
+    expect(res.body.records.map((e: { is_primary: boolean }) => e.is_primary)).toEqual(
+      rows.slice(4).map((r) => r.is_primary),
+    );
+    const primaries = (user: number) =>
+      rows.filter((r) => r.user_id === user && r.is_primary).map((r) => r.id);
+    expect(primaries(3)).toHaveLength(1);
+    expect([5, 6]).toContain(primaries(3)[0]);
+    expect(primaries(1)).toEqual([1]);
+    expect(primaries(2)).toEqual([3]);
+    expect(rows).toHaveLength(7);
+  });
+
+  it('should leave exactly one primary when update_all makes two e-mails of a user primary', async () => {
+    const res = await t
+      .http()
+      .put('/api/demo/emails')
+      .send([
+        { id: 1, is_primary: true },
+        { id: 2, is_primary: true },
+        { id: 4, is_primary: true },
+      ]);
+    expectJson(res, 200);
+    const rows = await stored(t, 'emails');
+    const annPrimaries = rows.filter((r) => r.user_id === 1 && r.is_primary);
+    expect(annPrimaries).toHaveLength(1);
+    expect(flags(rows).filter(([, user]) => user !== 1)).toEqual([
+      [3, 2, true],
+      [4, 3, true],
+    ]);
+    expect(
+      res.body.records.map((e: { id: number; is_primary: boolean }) => [e.id, e.is_primary]),
+    ).toEqual([1, 2, 4].map((id) => [id, rows.find((r) => r.id === id)!.is_primary]));
+  });
+
+  it('should keep exactly one primary under 10 concurrent primary creates for one user', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        t
+          .http()
+          .post('/api/demo/emails')
+          .send({ email: `race${i}@example.com`, user_id: 1, is_primary: true }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(new Array(10).fill(201));
+    const rows = await stored(t, 'emails');
+    expect(rows).toHaveLength(14);
+    expect(rows.filter((r) => r.user_id === 1 && r.is_primary)).toHaveLength(1);
+    expect(rows.filter((r) => r.user_id === 2 && r.is_primary).map((r) => r.id)).toEqual([3]);
+  });
+
+  it('should allow a user to have no primary e-mail', async () => {
+    const res = await t.http().patch('/api/demo/emails/1').send({ is_primary: false });
+    expectJson(res, 200);
+    expect(res.body).toEqual({ id: 1, email: 'ann@example.com', is_primary: false, user: ANN });
+    expect(flags(await stored(t, 'emails'))).toEqual([
+      [1, 1, false],
+      [2, 1, false],
+      [3, 2, true],
+      [4, 3, false],
+    ]);
+  });
+});

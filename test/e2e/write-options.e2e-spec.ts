@@ -1,0 +1,243 @@
+/**
+ * OPTIONS on each collection (CONTRACT §4): 200, an `Allow` header, and an OpenAPI 3 document
+ * of exactly that collection's routes, whose input schema states the writable fields and their
+ * rules. And 405 with `Allow` for methods a path does not serve (CONTRACT §1, §5).
+ */
+import { startApp, TestApp } from './harness';
+import {
+  JSON_TYPE,
+  expectError,
+  expectJson,
+  expectXml,
+  freshTables,
+  movieRow,
+  stored,
+} from './write-helpers';
+
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>
+  >;
+  components: {
+    schemas: Record<
+      string,
+      { type?: string; properties: Record<string, Record<string, unknown>>; required?: string[] }
+    >;
+  };
+};
+
+interface Expected {
+  path: string;
+  allow: string;
+  routes: Record<string, string[]>;
+  schemas: string[];
+  input: Record<string, Record<string, unknown>>;
+  required: string[];
+}
+
+const DEMO_ALLOW = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+const COLLECTION_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options'];
+const RECORD_METHODS = ['get', 'put', 'patch', 'delete'];
+
+const COLLECTIONS: Expected[] = [
+  {
+    path: '/api/demo/marbles',
+    allow: DEMO_ALLOW,
+    routes: {
+      '/api/demo/marbles': COLLECTION_METHODS,
+      '/api/demo/marbles/{id}': RECORD_METHODS,
+      '/api/demo/marbles/{id}/adjust_price': ['patch'],
+      '/api/demo/marbles/{id}/toggle_is_discounted': ['patch'],
+    },
+    schemas: ['Marble', 'MarbleInput', 'UserSummary'],
+    input: {
+      name: { type: 'string', maxLength: 255 },
+      radius_mm: { type: 'integer', minimum: 1, default: 1 },
+      price: { type: 'string', nullable: true },
+      is_discounted: { type: 'boolean', default: false },
+      user_id: { type: 'integer', nullable: true },
+      description: { type: 'string', default: '' },
+    },
+    required: ['name'],
+  },
+  {
+    path: '/api/demo/emails',
+    allow: DEMO_ALLOW,
+    routes: {
+      '/api/demo/emails': COLLECTION_METHODS,
+      '/api/demo/emails/ping': ['get'],
+      '/api/demo/emails/child_ping': ['get'],
+      '/api/demo/emails/{id}': RECORD_METHODS,
+    },
+    schemas: ['Email', 'EmailInput', 'UserSummary'],
+    input: {
+      email: { type: 'string', maxLength: 255, format: 'email' },
+      is_primary: { type: 'boolean', default: false },
+      user_id: { type: 'integer' },
+    },
+    required: ['email', 'user_id'],
+  },
+  {
+    path: '/api/demo/phone_numbers',
+    allow: DEMO_ALLOW,
+    routes: {
+      '/api/demo/phone_numbers': COLLECTION_METHODS,
+      '/api/demo/phone_numbers/ping': ['get'],
+      '/api/demo/phone_numbers/child_ping': ['get'],
+      '/api/demo/phone_numbers/{id}': RECORD_METHODS,
+    },
+    schemas: ['PhoneNumber', 'PhoneNumberInput', 'UserSummary'],
+    input: {
+      number: { type: 'string', maxLength: 255 },
+      user_id: { type: 'integer' },
+    },
+    required: ['number', 'user_id'],
+  },
+  {
+    path: '/api/plain/movies',
+    allow: 'GET, HEAD, POST, OPTIONS',
+    routes: {
+      '/api/plain/movies': ['get', 'post', 'options'],
+      '/api/plain/movies/{id}': RECORD_METHODS,
+    },
+    schemas: ['GenreSummary', 'Movie', 'MovieInput', 'UserSummary'],
+    input: {
+      name: { type: 'string', maxLength: 255 },
+      price: { type: 'string', nullable: true },
+      main_genre_id: { type: 'integer', nullable: true },
+      genre_ids: { type: 'array', items: { type: 'integer' } },
+      user_ids: { type: 'array', items: { type: 'integer' } },
+    },
+    required: ['name'],
+  },
+];
+
+describe('write: OPTIONS and 405', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp();
+    await freshTables(t);
+  });
+  afterAll(() => t.close());
+
+  for (const expected of COLLECTIONS) {
+    describe(`OPTIONS ${expected.path}`, () => {
+      let doc: Doc;
+
+      it('should answer 200 with the Allow header and an OpenAPI 3 document', async () => {
+        const res = await t.http().options(expected.path);
+        expectJson(res, 200);
+        expect(res.headers.allow).toBe(expected.allow);
+        doc = res.body;
+        expect(typeof doc.openapi).toBe('string');
+        expect(doc.openapi.startsWith('3.')).toBe(true);
+      });
+
+      it("should document exactly the collection's routes and the schemas they use", async () => {
+        const res = await t.http().options(expected.path);
+        doc = res.body;
+        const routes = Object.fromEntries(
+          Object.entries(doc.paths).map(([path, item]) => [path, Object.keys(item).sort()]),
+        );
+        expect(routes).toEqual(
+          Object.fromEntries(
+            Object.entries(expected.routes).map(([path, methods]) => [path, [...methods].sort()]),
+          ),
+        );
+        expect(Object.keys(doc.components.schemas).sort()).toEqual(expected.schemas);
+      });
+
+      it('should describe the writable fields, the required ones and their rules in the input schema', async () => {
+        const res = await t.http().options(expected.path);
+        doc = res.body;
+        const ref =
+          doc.paths[`${expected.path}/{id}`].patch.requestBody!.content['application/json'].schema
+            .$ref!;
+        expect(ref).toMatch(/^#\/components\/schemas\//);
+        const input = doc.components.schemas[ref.split('/').pop()!];
+        expect(input.type).toBe('object');
+        expect(Object.keys(input.properties)).toEqual(Object.keys(expected.input));
+        expect(input.required).toEqual(expected.required);
+        for (const [field, rules] of Object.entries(expected.input)) {
+          expect({ field, schema: input.properties[field] }).toMatchObject({
+            field,
+            schema: rules,
+          });
+        }
+        for (const readOnly of [
+          'id',
+          'created_at',
+          'updated_at',
+          'user',
+          'billing_user',
+          'picture',
+          'genres',
+          'users',
+        ]) {
+          expect(input.properties[readOnly]).toBeUndefined();
+        }
+      });
+
+      it('should answer OPTIONS in XML when XML is negotiated', async () => {
+        const res = await t.http().options(`${expected.path}.xml`);
+        expectXml(res, 200);
+        expect(res.headers.allow).toBe(expected.allow);
+        expect(res.text).toMatch(
+          /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<hash><openapi>3\.\d+\.\d+<\/openapi>/,
+        );
+      });
+    });
+  }
+
+  describe('405', () => {
+    beforeAll(async () => {
+      await t.insert('movies', [movieRow(1, 'Voyage')]);
+    });
+
+    for (const method of ['put', 'patch', 'delete'] as const) {
+      it(`should answer ${method.toUpperCase()} /api/plain/movies with 405 and Allow: GET, HEAD, POST, OPTIONS`, async () => {
+        const res = await t.http()[method]('/api/plain/movies').send([1]);
+        expectError(res, 405, {
+          message: `Method ${method.toUpperCase()} is not allowed here; allowed: GET, HEAD, POST, OPTIONS.`,
+        });
+        expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+        expect((await stored(t, 'movies')).map((m) => m.name)).toEqual(['Voyage']);
+      });
+    }
+
+    it('should answer 405 in XML when XML is negotiated', async () => {
+      const res = await t.http().delete('/api/plain/movies').set('Accept', 'application/xml');
+      expectXml(res, 405);
+      expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      expect(res.text).toBe(
+        '<?xml version="1.0" encoding="UTF-8"?>\n' +
+          '<hash><message>Method DELETE is not allowed here; allowed: GET, HEAD, POST, OPTIONS.</message></hash>\n',
+      );
+    });
+
+    it('should answer POST on a record with 405 and the methods the record serves', async () => {
+      for (const path of [
+        '/api/demo/marbles/1',
+        '/api/demo/emails/1',
+        '/api/demo/phone_numbers/1',
+        '/api/plain/movies/1',
+      ]) {
+        const res = await t.http().post(path).send({ name: 'x' });
+        expect({
+          path,
+          status: res.status,
+          allow: res.headers.allow,
+          type: res.headers['content-type'],
+        }).toEqual({
+          path,
+          status: 405,
+          allow: 'GET, HEAD, PUT, PATCH, DELETE',
+          type: JSON_TYPE,
+        });
+      }
+    });
+  });
+});
