@@ -1,4 +1,8 @@
-/** Unit tests run in parallel; e2e suites share one database, so they run one file at a time. */
+/**
+ * Unit tests run in parallel; e2e suites share one database, so they run one file at a time.
+ * Ops suites start the compiled server (`npm run build` first) as child processes; the runner
+ * runs them one file at a time too.
+ */
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }] };
 
 module.exports = {
@@ -14,6 +18,13 @@ module.exports = {
       displayName: 'e2e',
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testEnvironment: 'node',
+      transform,
+    },
+    {
+      displayName: 'ops',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/test/ops/**/*.spec.ts'],
       testEnvironment: 'node',
       transform,
     },

@@ -79,7 +79,9 @@ function xmlTimestamp(value) {
   return `${value.slice(0, 10)}T${value.slice(11, 19)}Z`;
 }
 
+// eslint-disable-next-line no-control-regex -- the characters XML 1.0 cannot carry
 const XML_SPECIAL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
+// eslint-disable-next-line no-control-regex
 const XML_SPECIAL_ALL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g;
 
 /** Escapes markup; characters XML 1.0 cannot carry (controls, lone surrogates) become U+FFFD. */

@@ -130,6 +130,7 @@ function startChild(name, args, env) {
 function logTail(child) {
   // Nest colours its log lines; strip the escapes for a readable tail.
   const lines = child.log
+    // eslint-disable-next-line no-control-regex -- ANSI colour escapes
     .replace(/\x1b\[[0-9;]*m/g, '')
     .trim()
     .split('\n');

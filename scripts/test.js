@@ -6,8 +6,14 @@
  * dropped and created afresh. Where no MySQL answers, the run still passes on SQLite and says so
  * plainly, unless CI=true or REQUIRE_MYSQL=1, where a MySQL suite that did not run is a failure.
  * Extra arguments go to Jest (e.g. `npm test -- marbles`).
+ *
+ * Then the operations stages: `npm run build` once, the `ops` Jest project (test/ops/, black-box
+ * tests of `node dist/main.js`; the ones under test/ops/mysql/ get OPS_MYSQL_URL and run only when
+ * MySQL was prepared, and are left out by path otherwise), and, with MySQL, the image's start
+ * sequence outside Docker (test/ops/start-sequence.js: npm ci, build, prune, start, probe, stop).
+ * Without MySQL those are reported as not run, and are failures when MySQL is required.
  */
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { mkdtempSync, readFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -36,6 +42,44 @@ function jest(name, args, env = {}) {
   return { name, ok, passed: report.numPassedTests, failed: report.numFailedTests || (ok ? 0 : 1) };
 }
 
+function seconds(since) {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/** `npm run build`: the ops stages run the compiled server. */
+function build() {
+  console.log('\n=== build (npm run build) ===');
+  const run = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', env: process.env });
+  return run.status === 0;
+}
+
+/** test/ops/start-sequence.js, its output shown as it comes; counted from its summary line. */
+function startSequence(env) {
+  console.log('\n=== start sequence ===');
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [join(__dirname, '..', 'test', 'ops', 'start-sequence.js')],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, ...env },
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      process.stdout.write(chunk);
+    });
+    child.on('close', (status) => {
+      const summary = /^start sequence: (\d+) passed, (\d+) failed/m.exec(output);
+      const passed = summary ? Number(summary[1]) : 0;
+      const failed = summary ? Number(summary[2]) : 0;
+      const ok = status === 0 && summary !== null && failed === 0 && passed > 0;
+      resolve({ name: 'start sequence', ok, passed, failed: failed || (ok ? 0 : 1) });
+    });
+  });
+}
+
 async function prepareMysql() {
   const mysql = require('mysql2/promise');
   const url = new URL(mysqlUrl);
@@ -59,9 +103,13 @@ async function main() {
   results.push(jest('unit', ['--selectProjects', 'unit']));
   // Suites under test/e2e/mysql/ need a MySQL server of their own making (a proxy in front of it).
   results.push(
-    jest('e2e on SQLite', ['--selectProjects', 'e2e', '--runInBand', '--testPathIgnorePatterns', '/e2e/mysql/'], {
-      TEST_DATABASE: 'sqlite',
-    }),
+    jest(
+      'e2e on SQLite',
+      ['--selectProjects', 'e2e', '--runInBand', '--testPathIgnorePatterns', '/e2e/mysql/'],
+      {
+        TEST_DATABASE: 'sqlite',
+      },
+    ),
   );
 
   const mysqlProblem = await prepareMysql();
@@ -76,6 +124,32 @@ async function main() {
         TEST_MYSQL_URL: mysqlUrl,
       }),
     );
+  }
+
+  // The server URL (no database): ops suites and the start sequence create databases of their own.
+  const mysqlServer = new URL(mysqlUrl);
+  mysqlServer.pathname = '/';
+  const opsEnv = mysqlProblem ? {} : { OPS_MYSQL_URL: mysqlServer.toString() };
+
+  let started = Date.now();
+  if (build()) {
+    console.log(`--- build took ${seconds(started)}`);
+    started = Date.now();
+    const opsArgs = ['--selectProjects', 'ops', '--runInBand'];
+    if (mysqlProblem) opsArgs.push('--testPathIgnorePatterns', '/ops/mysql/');
+    results.push(jest(mysqlProblem ? 'ops (without MySQL)' : 'ops', opsArgs, opsEnv));
+    console.log(`--- ops took ${seconds(started)}`);
+  } else {
+    results.push({ name: 'ops (npm run build failed)', ok: false, passed: 0, failed: 1 });
+  }
+  if (mysqlProblem) {
+    mysqlNote +=
+      ' The MySQL ops suites (test/ops/mysql/) and the start sequence DID NOT RUN either.';
+    if (requireMysql) results.push({ name: 'start sequence', ok: false, passed: 0, failed: 1 });
+  } else {
+    started = Date.now();
+    results.push(await startSequence(opsEnv));
+    console.log(`--- start sequence took ${seconds(started)}`);
   }
 
   console.log('\n=== summary ===');

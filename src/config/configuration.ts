@@ -78,8 +78,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const vars = plainToInstance(Environment, pick(env));
   const problems = validateSync(vars).map(
     (e) =>
-      `${e.property} ${Object.values(e.constraints ?? {})[0]}, got "${redact(String(e.value))}"`,
+      `${e.property} ${Object.values(e.constraints ?? {})[0]}` +
+      (SECRET.has(e.property) ? '' : `, got "${redact(String(e.value))}"`),
   );
+  const prettyAvailable = canLoad('pino-pretty');
+  if (vars.LOG_FORMAT === 'pretty' && !prettyAvailable) {
+    problems.push('LOG_FORMAT pretty needs the pino-pretty package, a development dependency');
+  }
   const port = Number(vars.PORT ?? '3000');
   if (!problems.some((p) => p.startsWith('PORT')) && (port < 1 || port > 65535)) {
     problems.push(`PORT must be a port number (1-65535), got "${vars.PORT}"`);
@@ -97,7 +102,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoData: flag(vars.DEMO_DATA ?? 'true'),
     logLevel: (vars.LOG_LEVEL ?? 'info') as LogLevel,
     prettyLogs:
-      (vars.LOG_FORMAT ?? (env.NODE_ENV === 'development' ? 'pretty' : 'json')) === 'pretty',
+      vars.LOG_FORMAT === 'pretty' ||
+      (vars.LOG_FORMAT === undefined && env.NODE_ENV === 'development' && prettyAvailable),
     apiToken: vars.API_TOKEN || undefined,
     corsOrigins: cors,
     shutdownTimeout: Number(vars.SHUTDOWN_TIMEOUT ?? '10'),
@@ -122,6 +128,18 @@ function pick(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of names) if (env[name] !== undefined && env[name] !== '') out[name] = env[name]!;
   return out;
+}
+
+/** Variables whose values are never repeated in a message. */
+const SECRET = new Set(['API_TOKEN']);
+
+function canLoad(name: string): boolean {
+  try {
+    require.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function flag(raw: string): boolean {

@@ -11,7 +11,12 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
-import { AppConfig, DatabaseConfig, loadConfig, parseDatabaseUrl } from '../../src/config/configuration';
+import {
+  AppConfig,
+  DatabaseConfig,
+  loadConfig,
+  parseDatabaseUrl,
+} from '../../src/config/configuration';
 import { DemoData } from '../../src/database/demo-data';
 import { APP_OPTIONS, configureApp } from '../../src/setup';
 
@@ -34,7 +39,9 @@ export interface TestApp {
 export function testDatabase(): DatabaseConfig {
   const kind = process.env.TEST_DATABASE ?? 'sqlite';
   if (kind === 'mysql') {
-    const parsed = parseDatabaseUrl(process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/records_test');
+    const parsed = parseDatabaseUrl(
+      process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/records_test',
+    );
     if (typeof parsed === 'string') throw new Error(`TEST_MYSQL_URL ${parsed}`);
     return parsed;
   }
@@ -52,11 +59,13 @@ export async function startApp(overrides: Partial<AppConfig> = {}): Promise<Test
   const moduleRef = await Test.createTestingModule({
     imports: [AppModule.register(config)],
   }).compile();
-  const app = configureApp(moduleRef.createNestApplication<NestExpressApplication>({
+  const app = configureApp(
+    moduleRef.createNestApplication<NestExpressApplication>({
       ...APP_OPTIONS,
       bufferLogs: false,
       logger: ['error', 'warn'],
-    }));
+    }),
+  );
   await app.init();
   const dataSource = app.get(DataSource);
   const q = (name: string) => dataSource.driver.escape(name);
@@ -76,7 +85,9 @@ export async function startApp(overrides: Partial<AppConfig> = {}): Promise<Test
       }
     },
     async rows(table, orderBy = 'id') {
-      return dataSource.query(`SELECT * FROM ${q(table)} ORDER BY ${orderBy.split(',').map(q).join(', ')}`);
+      return dataSource.query(
+        `SELECT * FROM ${q(table)} ORDER BY ${orderBy.split(',').map(q).join(', ')}`,
+      );
     },
     close: () => app.close(),
   };

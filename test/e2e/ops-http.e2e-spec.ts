@@ -43,7 +43,14 @@ async function insertFixture(t: TestApp): Promise<void> {
   await t.insert('marbles', [marble(1)]);
   await t.insert('genres', [{ id: 1, name: 'Drama' }]);
   await t.insert('movies', [
-    { id: 1, name: 'Open Water', price: '12.50', main_genre_id: 1, created_at: STAMP, updated_at: STAMP },
+    {
+      id: 1,
+      name: 'Open Water',
+      price: '12.50',
+      main_genre_id: 1,
+      created_at: STAMP,
+      updated_at: STAMP,
+    },
   ]);
   await t.insert('genres_movies', [{ movie_id: 1, genre_id: 1 }]);
 }
@@ -60,7 +67,9 @@ function rawGet(port: number, path: string, headers: Record<string, string>): Pr
     const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET', headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -96,7 +105,9 @@ describe('operations over HTTP', () => {
       const res = await t.http().get('/health/live.xml');
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe(XML_TYPE);
-      expect(res.text).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<hash><status>ok</status></hash>\n');
+      expect(res.text).toBe(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<hash><status>ok</status></hash>\n',
+      );
     });
   });
 
@@ -210,14 +221,19 @@ describe('operations over HTTP', () => {
       },
     );
 
-    it.each(writes)('should answer %s %s with a wrong token with 401 invalid_token', async (method, path, body) => {
-      const res = await send(method, path, body, `Bearer ${'y'.repeat(32)}`);
-      expect(res.status).toBe(401);
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="records", error="invalid_token"');
-      expect(res.headers['content-type']).toBe(JSON_TYPE);
-      expect(res.body).toEqual({ message: TOKEN_MESSAGE });
-      await expectUntouched();
-    });
+    it.each(writes)(
+      'should answer %s %s with a wrong token with 401 invalid_token',
+      async (method, path, body) => {
+        const res = await send(method, path, body, `Bearer ${'y'.repeat(32)}`);
+        expect(res.status).toBe(401);
+        expect(res.headers['www-authenticate']).toBe(
+          'Bearer realm="records", error="invalid_token"',
+        );
+        expect(res.headers['content-type']).toBe(JSON_TYPE);
+        expect(res.body).toEqual({ message: TOKEN_MESSAGE });
+        await expectUntouched();
+      },
+    );
 
     it.each([
       ['a prefix of the token', `Bearer ${TOKEN.slice(0, 31)}`],
@@ -227,14 +243,23 @@ describe('operations over HTTP', () => {
       ['an empty bearer', 'Bearer '],
       ['the token twice', `Bearer ${TOKEN} ${TOKEN}`],
     ])('should refuse %s with 401', async (_what, authorization) => {
-      const res = await send('POST', '/api/demo/phone_numbers', { number: '555 0199', user_id: 1 }, authorization);
+      const res = await send(
+        'POST',
+        '/api/demo/phone_numbers',
+        { number: '555 0199', user_id: 1 },
+        authorization,
+      );
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="records"/);
       await expectUntouched();
     });
 
     it('should answer 401 in XML when the client accepts XML', async () => {
-      const res = await t.http().post('/api/demo/phone_numbers').set('Accept', 'application/xml').send({ number: 'x' });
+      const res = await t
+        .http()
+        .post('/api/demo/phone_numbers')
+        .set('Accept', 'application/xml')
+        .send({ number: 'x' });
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="records"');
       expect(res.headers['content-type']).toBe(XML_TYPE);
@@ -258,7 +283,11 @@ describe('operations over HTTP', () => {
         .set('Authorization', `Bearer ${TOKEN}`)
         .send({ number: '555 0199', user_id: 1 });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.any(Number), number: '555 0199', user: { id: 1, login: 'ann' } });
+      expect(res.body).toEqual({
+        id: expect.any(Number),
+        number: '555 0199',
+        user: { id: 1, login: 'ann' },
+      });
       expect(await t.rows('phone_numbers')).toEqual([
         { id: 1, number: '555 0100', user_id: 1 },
         { id: res.body.id, number: '555 0199', user_id: 1 },
@@ -272,7 +301,10 @@ describe('operations over HTTP', () => {
         .set('Authorization', `bearer ${TOKEN}`);
       expect(patch.status).toBe(200);
       expect(patch.body).toEqual({ message: 'Is discounted toggled to true.' });
-      const del = await t.http().delete('/api/demo/phone_numbers/1').set('Authorization', `Bearer ${TOKEN}`);
+      const del = await t
+        .http()
+        .delete('/api/demo/phone_numbers/1')
+        .set('Authorization', `Bearer ${TOKEN}`);
       expect(del.status).toBe(204);
       expect(await t.rows('phone_numbers')).toEqual([]);
     });
@@ -309,7 +341,11 @@ describe('operations over HTTP', () => {
     });
 
     it('should answer an unauthenticated POST with an unsupported content type or a huge body with 401', async () => {
-      const text = await t.http().post('/api/demo/phone_numbers').set('Content-Type', 'text/plain').send('hello');
+      const text = await t
+        .http()
+        .post('/api/demo/phone_numbers')
+        .set('Content-Type', 'text/plain')
+        .send('hello');
       expect(text.status).toBe(401);
       const huge = await t
         .http()
@@ -340,7 +376,10 @@ describe('operations over HTTP', () => {
     afterAll(() => t.close());
 
     it('should accept a write with no Authorization header', async () => {
-      const res = await t.http().post('/api/demo/phone_numbers').send({ number: '555 0199', user_id: 1 });
+      const res = await t
+        .http()
+        .post('/api/demo/phone_numbers')
+        .send({ number: '555 0199', user_id: 1 });
       expect(res.status).toBe(201);
       expect(res.headers['www-authenticate']).toBeUndefined();
     });
@@ -374,8 +413,12 @@ describe('operations over HTTP', () => {
       const res = await t.http().get('/api/demo/marbles/1').set('Origin', 'https://a.example');
       expect(res.status).toBe(200);
       expect(res.headers['access-control-allow-origin']).toBe('https://a.example');
-      expect(res.headers['access-control-expose-headers']).toBe('Location,X-Request-Id,ETag,Retry-After');
-      expect(res.headers['vary'].split(/,\s*/)).toEqual(expect.arrayContaining(['Accept', 'Origin']));
+      expect(res.headers['access-control-expose-headers']).toBe(
+        'Location,X-Request-Id,ETag,Retry-After',
+      );
+      expect(res.headers['vary'].split(/,\s*/)).toEqual(
+        expect.arrayContaining(['Accept', 'Origin']),
+      );
     });
 
     it('should not allow another origin on a preflight or a GET', async () => {
@@ -390,17 +433,19 @@ describe('operations over HTTP', () => {
       expect(get.headers['access-control-allow-origin']).toBeUndefined();
     });
 
-    it.each([['https://a.example.evil.com'], ['http://a.example'], ['https://A.example.'], ['null']])(
-      'should not allow the look-alike origin %s',
-      async (origin) => {
-        const res = await t
-          .http()
-          .options('/api/demo/marbles')
-          .set('Origin', origin)
-          .set('Access-Control-Request-Method', 'DELETE');
-        expect(res.headers['access-control-allow-origin']).toBeUndefined();
-      },
-    );
+    it.each([
+      ['https://a.example.evil.com'],
+      ['http://a.example'],
+      ['https://A.example.'],
+      ['null'],
+    ])('should not allow the look-alike origin %s', async (origin) => {
+      const res = await t
+        .http()
+        .options('/api/demo/marbles')
+        .set('Origin', origin)
+        .set('Access-Control-Request-Method', 'DELETE');
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    });
   });
 
   describe('CORS with no origins', () => {
@@ -460,7 +505,9 @@ describe('operations over HTTP', () => {
       const res = await rawGet(port, LIST, { 'Accept-Encoding': 'br' });
       expect(res.status).toBe(200);
       expect(res.headers['content-encoding']).toBe('br');
-      expect(res.headers['vary']!.toString().split(/,\s*/)).toEqual(expect.arrayContaining(['Accept', 'Accept-Encoding']));
+      expect(res.headers['vary']!.toString().split(/,\s*/)).toEqual(
+        expect.arrayContaining(['Accept', 'Accept-Encoding']),
+      );
       expect(res.body.length).toBeLessThan(plain.body.length);
       const decoded = brotliDecompressSync(res.body).toString('utf8');
       expect(decoded).toBe(plain.body.toString('utf8'));
@@ -485,9 +532,13 @@ describe('operations over HTTP', () => {
     });
 
     it('should compress a large XML list too', async () => {
-      const res = await rawGet(port, '/api/demo/marbles.xml?page_size=40', { 'Accept-Encoding': 'gzip' });
+      const res = await rawGet(port, '/api/demo/marbles.xml?page_size=40', {
+        'Accept-Encoding': 'gzip',
+      });
       expect(res.headers['content-encoding']).toBe('gzip');
-      expect(gunzipSync(res.body).toString('utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<hash>/);
+      expect(gunzipSync(res.body).toString('utf8')).toMatch(
+        /^<\?xml version="1.0" encoding="UTF-8"\?>\n<hash>/,
+      );
     });
 
     it('should not compress a small body', async () => {
@@ -538,7 +589,10 @@ describe('operations over HTTP', () => {
       expect(changed.headers['etag']).toMatch(/^(W\/)?"[^"]+"$/);
       expect(changed.headers['etag']).not.toBe(etag);
 
-      const newer = await t.http().get('/api/demo/marbles/1').set('If-None-Match', changed.headers['etag']);
+      const newer = await t
+        .http()
+        .get('/api/demo/marbles/1')
+        .set('If-None-Match', changed.headers['etag']);
       expect(newer.status).toBe(304);
     });
 
@@ -546,7 +600,10 @@ describe('operations over HTTP', () => {
       const json = await t.http().get('/api/demo/marbles/1');
       const xml = await t.http().get('/api/demo/marbles/1.xml');
       expect(xml.headers['etag']).not.toBe(json.headers['etag']);
-      const crossed = await t.http().get('/api/demo/marbles/1.xml').set('If-None-Match', json.headers['etag']);
+      const crossed = await t
+        .http()
+        .get('/api/demo/marbles/1.xml')
+        .set('If-None-Match', json.headers['etag']);
       expect(crossed.status).toBe(200);
       expect(crossed.headers['content-type']).toBe(XML_TYPE);
     });
@@ -554,7 +611,10 @@ describe('operations over HTTP', () => {
     it('should give a list an ETag and answer 304 for it', async () => {
       const list = await t.http().get('/api/demo/marbles');
       expect(list.headers['etag']).toMatch(/^(W\/)?"[^"]+"$/);
-      const again = await t.http().get('/api/demo/marbles').set('If-None-Match', list.headers['etag']);
+      const again = await t
+        .http()
+        .get('/api/demo/marbles')
+        .set('If-None-Match', list.headers['etag']);
       expect(again.status).toBe(304);
       expect(again.text).toBe('');
     });

@@ -8,7 +8,6 @@ import { expectJson, expectXml, ids, insertUsers, setBillingEmail } from './read
 
 const ANN = { id: 1, login: 'ann' };
 const BOB = { id: 2, login: 'bob' };
-const CLEO = { id: 3, login: 'cleo' };
 
 const EMAILS = [
   { id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 },

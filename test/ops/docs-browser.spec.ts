@@ -18,7 +18,8 @@ describe('API documentation page in a browser', () => {
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM} (apt-get install chromium)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`No Chromium at ${CHROMIUM} (apt-get install chromium)`);
     t = await startApp({ database: { type: 'sqlite', path: ':memory:' } });
     await t.insert('users', [{ id: 1, login: 'ann' }]);
     await t.insert('marbles', [
@@ -60,7 +61,8 @@ describe('API documentation page in a browser', () => {
     const page = await browser.newPage();
     const foreign: string[] = [];
     page.on('request', (request) => {
-      if (!request.url().startsWith(base) && !request.url().startsWith('data:')) foreign.push(request.url());
+      if (!request.url().startsWith(base) && !request.url().startsWith('data:'))
+        foreign.push(request.url());
     });
     await page.goto(`${base}/api/docs/`, { waitUntil: 'networkidle' });
 
@@ -78,8 +80,16 @@ describe('API documentation page in a browser', () => {
     const status = operation.locator('.live-responses-table tbody .response-col_status').first();
     await status.waitFor({ timeout: 15_000 });
     expect((await status.innerText()).trim()).toBe('200');
-    const body = await operation.locator('.live-responses-table tbody .microlight').first().innerText();
-    expect(JSON.parse(body)).toMatchObject({ count: 1, page: 1, page_size: 30, results: [{ id: 1, name: 'Azure Swirl' }] });
+    const body = await operation
+      .locator('.live-responses-table tbody .microlight')
+      .first()
+      .innerText();
+    expect(JSON.parse(body)).toMatchObject({
+      count: 1,
+      page: 1,
+      page_size: 30,
+      results: [{ id: 1, name: 'Azure Swirl' }],
+    });
 
     await status.scrollIntoViewIfNeeded();
     await page.screenshot({ path: SCREENSHOT, fullPage: false });

@@ -63,7 +63,11 @@ describe('database availability (MySQL)', () => {
     await t.http().get('/api/demo/phone_numbers/1').expect(200);
 
     await proxy.stop();
-    for (const path of ['/api/demo/phone_numbers/1', '/api/demo/phone_numbers', '/api/demo/marbles.xml']) {
+    for (const path of [
+      '/api/demo/phone_numbers/1',
+      '/api/demo/phone_numbers',
+      '/api/demo/marbles.xml',
+    ]) {
       const down = await t.http().get(path);
       expect(down.status).toBe(503);
       expect(down.headers['retry-after']).toBe('5');
@@ -75,12 +79,19 @@ describe('database availability (MySQL)', () => {
     expect(xml.text).toBe(
       '<?xml version="1.0" encoding="UTF-8"?>\n<hash><message>The database is unavailable; try again shortly.</message></hash>\n',
     );
-    const write = await t.http().post('/api/demo/phone_numbers').send({ number: '555-0101', user_id: 1 });
+    const write = await t
+      .http()
+      .post('/api/demo/phone_numbers')
+      .send({ number: '555-0101', user_id: 1 });
     expect(write.status).toBe(503);
 
     await proxy.start();
     const back = await t.http().get('/api/demo/phone_numbers/1').expect(200);
     expect(back.body).toEqual({ id: 1, number: '555-0100', user: { id: 1, login: 'ann' } });
-    await t.http().post('/api/demo/phone_numbers').send({ number: '555-0101', user_id: 1 }).expect(201);
+    await t
+      .http()
+      .post('/api/demo/phone_numbers')
+      .send({ number: '555-0101', user_id: 1 })
+      .expect(201);
   });
 });

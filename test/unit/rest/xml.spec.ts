@@ -18,7 +18,7 @@ const doc = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n${body}\n
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
 /** Parses the document (throws when it is not well-formed) and checks every character is legal. */
-async function parseWellFormed(xml: string): Promise<any> {
+async function parseWellFormed(xml: string): Promise<unknown> {
   expect(xml).not.toMatch(NOT_XML_CHAR);
   return parseStringPromise(xml);
 }

@@ -58,7 +58,11 @@ describe('Paginator.request', () => {
         page: 1e12,
         pageSize: 30,
       });
-      expect(demo.request({ page: '9'.repeat(400) })).toStrictEqual({ all: false, page: 1e12, pageSize: 30 });
+      expect(demo.request({ page: '9'.repeat(400) })).toStrictEqual({
+        all: false,
+        page: 1e12,
+        pageSize: 30,
+      });
     });
 
     it('should use the last of repeated page parameters', () => {

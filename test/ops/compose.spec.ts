@@ -1,0 +1,274 @@
+/**
+ * The container wiring, checked as text: docker-compose.yml (parsed with `yaml`) and the
+ * Dockerfile. No Docker needed; `docker-compose config -q` runs too where that tool is installed.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { loadConfig } from '../../src/config/configuration';
+import { ROOT } from './process';
+
+interface Service {
+  image?: string;
+  build?: string | { context: string; dockerfile?: string };
+  environment?: Record<string, string | number | boolean | null> | string[];
+  volumes?: (string | { source: string; target: string })[];
+  healthcheck?: { test: string | string[]; disable?: boolean; retries?: number; interval?: string };
+  depends_on?: unknown;
+  ports?: (string | number)[];
+}
+
+const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+};
+const db = compose.services?.db ?? {};
+const api = compose.services?.api ?? {};
+
+/** `environment` as a map, whether written as a map or as a list of NAME=value. */
+function environment(service: Service): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(
+      env.map((entry) => {
+        const at = entry.indexOf('=');
+        return at === -1 ? [entry, ''] : [entry.slice(0, at), entry.slice(at + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? '' : String(v)]));
+}
+
+/** Volume mounts as {source, target}, short or long syntax. */
+function mounts(service: Service): { source: string; target: string }[] {
+  return (service.volumes ?? []).map((v) => {
+    if (typeof v !== 'string') return { source: v.source, target: v.target };
+    const [source, target] = v.split(':');
+    return { source, target };
+  });
+}
+
+describe('docker-compose.yml', () => {
+  it('should define exactly the db and api services', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'db']);
+  });
+
+  it('should run the database on the mysql:8.4 image', () => {
+    expect(db.image).toBe('mysql:8.4');
+  });
+
+  it('should keep the database in a named volume mounted at /var/lib/mysql', () => {
+    const data = mounts(db).filter((m) => m.target === '/var/lib/mysql');
+    expect(data).toHaveLength(1);
+    const [{ source }] = data;
+    // A named volume, declared at the top level: not a bind mount of a host path.
+    expect(source).toMatch(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/);
+    expect(Object.keys(compose.volumes ?? {})).toContain(source);
+  });
+
+  it('should give the database a health check that pings it with the service credentials', () => {
+    expect(db.healthcheck).toBeDefined();
+    const check = db.healthcheck!;
+    expect(check.disable).not.toBe(true);
+    const test: string[] = Array.isArray(check.test) ? check.test : ['CMD-SHELL', check.test];
+    expect(['CMD', 'CMD-SHELL']).toContain(test[0]);
+    const command = test.slice(1).join(' ');
+    expect(command).toMatch(/\b(mysqladmin|mysql|healthcheck\.sh)\b/);
+    expect(command).toContain('ping');
+    const env = environment(db);
+    expect(command).toContain(`--user=${env.MYSQL_USER}`);
+    expect(command).toContain(`--password=${env.MYSQL_PASSWORD}`);
+    expect(check.retries).toBeGreaterThanOrEqual(1);
+    expect(check.interval).toMatch(/^\d+(ms|s|m)$/);
+  });
+
+  it('should create the application database and user in the db service', () => {
+    const env = environment(db);
+    expect(env.MYSQL_DATABASE).toMatch(/^\w+$/);
+    expect(env.MYSQL_USER).toMatch(/^\w+$/);
+    expect(env.MYSQL_PASSWORD).not.toBe('');
+    expect(env.MYSQL_USER).not.toBe('root');
+    expect(env.MYSQL_ROOT_PASSWORD ?? env.MYSQL_RANDOM_ROOT_PASSWORD).toBeTruthy();
+  });
+
+  it('should build the api from the project directory', () => {
+    expect(api.build).toBeDefined();
+    const build = typeof api.build === 'string' ? { context: api.build } : api.build!;
+    expect(build.context).toBe('.');
+    expect(build.dockerfile ?? 'Dockerfile').toBe('Dockerfile');
+  });
+
+  it('should start the api only once the db is healthy', () => {
+    expect(api.depends_on).toEqual({ db: { condition: 'service_healthy' } });
+  });
+
+  it('should point the api DATABASE_URL at host db with the db service database, user and password', () => {
+    const dbEnv = environment(db);
+    const url = new URL(environment(api).DATABASE_URL);
+    expect(url.protocol).toBe('mysql:');
+    expect(url.hostname).toBe('db');
+    expect(url.port === '' || url.port === '3306').toBe(true);
+    expect(decodeURIComponent(url.username)).toBe(dbEnv.MYSQL_USER);
+    expect(decodeURIComponent(url.password)).toBe(dbEnv.MYSQL_PASSWORD);
+    expect(decodeURIComponent(url.pathname.slice(1))).toBe(dbEnv.MYSQL_DATABASE);
+  });
+
+  it('should publish port 3000 on 3000 and have the api listen there', () => {
+    expect((api.ports ?? []).map(String)).toEqual(['3000:3000']);
+    expect(environment(api).PORT ?? '3000').toBe('3000');
+  });
+
+  it('should load the demo data', () => {
+    expect(environment(api).DEMO_DATA).toBe('true');
+  });
+
+  it('should only set variables the service knows, with valid values', () => {
+    const known = [
+      'PORT',
+      'DATABASE_URL',
+      'DEMO_DATA',
+      'LOG_LEVEL',
+      'LOG_FORMAT',
+      'API_TOKEN',
+      'CORS_ORIGINS',
+      'SHUTDOWN_TIMEOUT',
+      'TRUST_PROXY',
+      'NODE_ENV',
+    ];
+    const env = environment(api);
+    for (const name of Object.keys(env)) expect(known).toContain(name);
+    // Validated the way the service validates them at start.
+    const config = loadConfig(env);
+    expect(config.database).toEqual({
+      type: 'mysql',
+      url: env.DATABASE_URL,
+      database: environment(db).MYSQL_DATABASE,
+    });
+    expect(config.port).toBe(3000);
+    expect(config.demoData).toBe(true);
+  });
+
+  it('should pass "docker-compose config -q" where docker-compose is installed', () => {
+    const version = spawnSync('docker-compose', ['version'], { encoding: 'utf8', timeout: 30_000 });
+    if (version.error) {
+      // Not installed here: the only acceptable reason to leave the tool out.
+      expect((version.error as NodeJS.ErrnoException).code).toBe('ENOENT');
+      return;
+    }
+    const run = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+  });
+});
+
+describe('Dockerfile', () => {
+  const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  // Instructions, with continuation lines joined and comments dropped.
+  const instructions = text
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  const stages: string[][] = [];
+  for (const line of instructions) {
+    if (/^FROM\s/i.test(line)) stages.push([]);
+    stages[stages.length - 1]?.push(line);
+  }
+  const build = stages[0] ?? [];
+  const final = stages[stages.length - 1] ?? [];
+  const buildName = /^FROM\s+\S+\s+AS\s+(\S+)/i.exec(build[0] ?? '')?.[1];
+  const of = (stage: string[], keyword: string) =>
+    stage.filter((line) => new RegExp(`^${keyword}\\s`, 'i').test(line));
+
+  it('should be multi-stage: two FROM node:20-slim, the first one named', () => {
+    expect(instructions.filter((l) => /^FROM\s/i.test(l))).toEqual([
+      `FROM node:20-slim AS ${buildName}`,
+      'FROM node:20-slim',
+    ]);
+    expect(buildName).toMatch(/^\w+$/);
+  });
+
+  it('should install from the lockfile, build, and drop dev dependencies in the build stage', () => {
+    const runs = of(build, 'RUN').join('\n');
+    expect(runs).toMatch(/\bnpm ci\b/);
+    expect(runs).toMatch(/\bnpm run build\b/);
+    expect(runs).toMatch(/\bnpm prune --omit=dev\b|\bnpm ci\b[^\n]*--omit=dev\b/);
+    expect(of(build, 'COPY').join('\n')).toContain('package-lock.json');
+  });
+
+  it('should copy into the build stage only files that exist and that .dockerignore lets through', () => {
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+      .split(/\r?\n/)
+      .filter(Boolean);
+    for (const line of of(build, 'COPY')) {
+      const parts = line
+        .split(/\s+/)
+        .slice(1)
+        .filter((p) => !p.startsWith('--'));
+      for (const source of parts.slice(0, -1)) {
+        expect([source, existsSync(join(ROOT, source))]).toEqual([source, true]);
+        expect(ignored).not.toContain(source);
+      }
+    }
+    for (const must of ['node_modules', 'dist', '.env', '.git', 'test'])
+      expect(ignored).toContain(must);
+  });
+
+  it('should copy only package.json, production node_modules and dist from the build stage into the final stage', () => {
+    const copies = of(final, 'COPY').concat(of(final, 'ADD'));
+    expect(copies.length).toBeGreaterThan(0);
+    const sources: string[] = [];
+    for (const line of copies) {
+      expect(line).toMatch(new RegExp(`^COPY\\s.*--from=${buildName}\\b`));
+      const parts = line
+        .split(/\s+/)
+        .slice(1)
+        .filter((p) => !p.startsWith('--'));
+      sources.push(...parts.slice(0, -1).map((s) => s.replace(/^\/app\//, '').replace(/\/$/, '')));
+    }
+    expect(sources.sort()).toEqual(['dist', 'node_modules', 'package.json']);
+  });
+
+  it('should run as the unprivileged node user in the final stage', () => {
+    const users = of(final, 'USER');
+    expect(users).toEqual(['USER node']);
+    const userAt = final.indexOf('USER node');
+    const cmdAt = final.findIndex((l) => /^CMD\s/i.test(l));
+    expect(userAt).toBeGreaterThan(0);
+    expect(userAt).toBeLessThan(cmdAt);
+  });
+
+  it('should set NODE_ENV=production and expose port 3000 in the final stage', () => {
+    expect(of(final, 'ENV').join(' ')).toMatch(/\bNODE_ENV=production\b/);
+    expect(of(final, 'EXPOSE')).toEqual(['EXPOSE 3000']);
+  });
+
+  it('should have a HEALTHCHECK in the final stage that asks /health/ready', () => {
+    const checks = of(final, 'HEALTHCHECK');
+    expect(checks).toHaveLength(1);
+    expect(checks[0]).toMatch(/\sCMD\s/);
+    expect(checks[0]).toContain('/health/ready');
+    expect(checks[0]).not.toMatch(/\bcurl\b|\bwget\b/); // node:20-slim has neither
+  });
+
+  it('should start with CMD node dist/main.js', () => {
+    const cmds = of(final, 'CMD');
+    expect(cmds).toHaveLength(1);
+    const cmd = cmds[0].replace(/^CMD\s+/i, '');
+    const argv = cmd.startsWith('[') ? JSON.parse(cmd) : cmd.split(/\s+/);
+    expect(argv).toEqual(['node', 'dist/main.js']);
+    expect(of(final, 'ENTRYPOINT')).toEqual([]);
+  });
+
+  it('should give the health check command something that runs: the node -e script parses', () => {
+    const check = of(final, 'HEALTHCHECK')[0];
+    const json = check.slice(check.indexOf('['));
+    const argv = JSON.parse(json) as string[];
+    expect(argv.slice(0, 2)).toEqual(['node', '-e']);
+    expect(() => new Function(argv[2])).not.toThrow();
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * Replicas starting together on one new MySQL database (CONTRACT §7; src/database/migrate.ts):
+ * migrations and the demo data run under a named lock, so both processes become ready, every
+ * table exists once, the migration is recorded once and the demo data is loaded once.
+ *
+ * Needs MySQL: OPS_MYSQL_URL names the server (mysql://root@127.0.0.1:3306). `npm test` sets it
+ * when it prepared MySQL and leaves this directory out otherwise.
+ */
+import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2/promise';
+import { cleanup, ServerProcess, startServer } from '../process';
+
+const serverUrl = process.env.OPS_MYSQL_URL;
+if (!serverUrl) {
+  throw new Error(
+    'OPS_MYSQL_URL is not set: this suite needs a MySQL server (e.g. mysql://root@127.0.0.1:3306).',
+  );
+}
+
+const TABLES = [
+  'emails',
+  'genres',
+  'genres_movies',
+  'marbles',
+  'migrations',
+  'movies',
+  'movies_users',
+  'phone_numbers',
+  'users',
+];
+const DEMO_COUNTS = {
+  users: 100,
+  emails: 150,
+  genres: 10,
+  movies: 30,
+  phone_numbers: 100,
+  marbles: 120,
+};
+
+describe('schema lock (MySQL)', () => {
+  const database = `records_ops_${randomBytes(4).toString('hex')}`;
+  let admin: mysql.Connection;
+  let databaseUrl: string;
+  const servers: ServerProcess[] = [];
+
+  beforeAll(async () => {
+    const url = new URL(serverUrl);
+    url.pathname = '/';
+    admin = await mysql.createConnection({ uri: url.toString(), connectTimeout: 5000 });
+    await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+    url.pathname = `/${database}`;
+    databaseUrl = url.toString();
+  });
+
+  afterAll(async () => {
+    await cleanup();
+    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    await admin.end();
+  });
+
+  async function count(table: string): Promise<number> {
+    const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.\`${table}\``);
+    return Number((rows as { n: number }[])[0].n);
+  }
+
+  it('should bring two processes started at the same moment on a new database to ready', async () => {
+    const env = { DATABASE_URL: databaseUrl, DEMO_DATA: 'true', LOG_LEVEL: 'info' };
+    servers.push(...(await Promise.all([startServer(env), startServer(env)])));
+    await Promise.all(servers.map((s) => s.waitReady('/health/ready', 120_000)));
+    for (const server of servers) {
+      const res = await fetch(server.url('/api/demo/marbles?page_size=1'));
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { count: number }).count).toBe(120);
+    }
+    // Neither had to retry after a failed migration or a failed demo-data load.
+    for (const server of servers) {
+      expect(server.jsonLines().filter((e) => e.level >= 50)).toEqual([]);
+      expect(server.stderr).toEqual([]);
+    }
+  });
+
+  it('should have created each table once and recorded the migration once', async () => {
+    const [tables] = await admin.query(
+      'SELECT TABLE_NAME AS name, COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? GROUP BY TABLE_NAME ORDER BY TABLE_NAME',
+      [database],
+    );
+    expect(tables).toEqual(TABLES.map((name) => ({ name, n: 1 })));
+    const [migrations] = await admin.query(`SELECT name FROM \`${database}\`.migrations`);
+    expect(migrations).toEqual([{ name: 'Init1732000000000' }]);
+  });
+
+  it('should have loaded the demo data once', async () => {
+    for (const [table, n] of Object.entries(DEMO_COUNTS)) {
+      expect([table, await count(table)]).toEqual([table, n]);
+    }
+    const loaded = servers.map(
+      (s) => s.jsonLines().filter((e) => e.msg === 'Empty database: demo data loaded.').length,
+    );
+    expect(loaded.sort()).toEqual([0, 1]);
+  });
+
+  it('should not load the demo data again when a third process starts on the filled database', async () => {
+    const third = await startServer({ DATABASE_URL: databaseUrl, DEMO_DATA: 'true' });
+    servers.push(third);
+    await third.waitReady('/health/ready', 60_000);
+    expect(await count('users')).toBe(100);
+    expect(await count('marbles')).toBe(120);
+    expect(third.jsonLines().filter((e) => e.msg === 'Empty database: demo data loaded.')).toEqual(
+      [],
+    );
+  });
+
+  it('should stop every process with exit code 0 on SIGTERM and leave no lock held', async () => {
+    for (const server of servers) server.child.kill('SIGTERM');
+    const exits = await Promise.all(servers.map((s) => s.waitExit(20_000)));
+    expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);
+    const [rows] = await admin.query("SELECT IS_FREE_LOCK('records.schema') AS free");
+    expect(Number((rows as { free: number }[])[0].free)).toBe(1);
+  });
+});

@@ -1,0 +1,512 @@
+#!/usr/bin/env node
+/**
+ * The container image's start sequence, outside Docker (see the Dockerfile):
+ *
+ *   build stage:   npm ci --no-audit --no-fund; npm run build; npm prune --omit=dev
+ *   final stage:   package.json, node_modules and dist only; NODE_ENV=production node dist/main.js
+ *
+ * The sources are the repository's files as they are in the working tree (tracked ones, plus new
+ * files git does not ignore, so uncommitted work is what gets tested), copied to a scratch
+ * directory. The server runs against a MySQL database of its own (records_start_<random> on the
+ * server named by OPS_MYSQL_URL or TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306), created
+ * first and dropped at the end, as docker-compose runs it. Each check prints `ok` or `not ok`; the
+ * last line is `start sequence: N passed, N failed`. Bounded: fails after 10 minutes in all.
+ *
+ *   node test/ops/start-sequence.js            (KEEP_START_SEQUENCE=1 keeps the scratch directory)
+ */
+const { spawn, spawnSync } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '../..');
+const TOTAL_MS = Number(process.env.START_SEQUENCE_TIMEOUT_MS || 10 * 60 * 1000);
+const startedAt = Date.now();
+const deadline = startedAt + TOTAL_MS;
+
+const results = [];
+let current; // the child process running now, killed on the overall deadline
+
+function record(name, ok, detail = '') {
+  results.push({ name, ok });
+  console.log(`${ok ? 'ok' : 'not ok'} - ${name}${detail ? ` (${detail})` : ''}`);
+}
+
+function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function remaining() {
+  return Math.max(0, deadline - Date.now());
+}
+
+/** Runs a command to completion (output shown only on failure); rejects on non-zero or timeout. */
+function run(command, args, options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      ...options,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    current = child;
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => {
+      killGroup(child);
+      reject(
+        new Error(
+          `${command} ${args.join(' ')}: still running at the ${seconds(TOTAL_MS)} limit\n${output}`,
+        ),
+      );
+    }, remaining());
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      current = undefined;
+      if (code === 0) resolve(output);
+      else
+        reject(
+          new Error(`${command} ${args.join(' ')}: exit ${code ?? signal}\n${excerpt(output)}`),
+        );
+    });
+  });
+}
+
+/** The first and last lines of a command's output: npm puts the cause first and the usage after it. */
+function excerpt(output) {
+  const lines = output.split('\n').filter((l) => !/Unknown user config "nodedir"/.test(l));
+  if (lines.length <= 30) return lines.join('\n');
+  return [...lines.slice(0, 12), `... (${lines.length - 24} lines)`, ...lines.slice(-12)].join(
+    '\n',
+  );
+}
+
+function killGroup(child) {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+async function step(name, work) {
+  const t0 = Date.now();
+  try {
+    const detail = await work();
+    record(name, true, [seconds(Date.now() - t0), detail].filter(Boolean).join(', '));
+    return true;
+  } catch (error) {
+    record(name, false, seconds(Date.now() - t0));
+    console.log(String(error && error.stack ? error.message : error).replace(/^/gm, '    '));
+    return false;
+  }
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The working tree's files that git tracks or would track (not ignored), as they are now. */
+function sourceFiles() {
+  const out = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (out.status !== 0) throw new Error(`git ls-files failed: ${out.stderr}`);
+  return [...new Set(out.stdout.split('\0').filter(Boolean))];
+}
+
+function copyTree(files, to) {
+  let copied = 0;
+  for (const file of files) {
+    const from = path.join(ROOT, file);
+    let stat;
+    try {
+      stat = fs.lstatSync(from);
+    } catch {
+      continue; // deleted in the working tree but not yet in the index
+    }
+    if (!stat.isFile() && !stat.isSymbolicLink()) continue;
+    fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true });
+    fs.cpSync(from, path.join(to, file), { verbatimSymlinks: true });
+    copied++;
+  }
+  return copied;
+}
+
+function mysqlServerUrl() {
+  const raw =
+    process.env.OPS_MYSQL_URL || process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306';
+  const url = new URL(raw);
+  url.pathname = '/';
+  return url;
+}
+
+async function mysqlQuery(sql) {
+  const mysql = require(require.resolve('mysql2/promise', { paths: [ROOT] }));
+  const connection = await mysql.createConnection({
+    uri: mysqlServerUrl().toString(),
+    connectTimeout: 5000,
+  });
+  try {
+    return await connection.query(sql);
+  } finally {
+    await connection.end();
+  }
+}
+
+/** The server process, with its output kept for the report. */
+function startServer(cwd, env) {
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const server = { child, stdout: '', stderr: '', exit: undefined };
+  child.stdout.on('data', (d) => (server.stdout += d));
+  child.stderr.on('data', (d) => (server.stderr += d));
+  server.exited = new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      server.exit = { code, signal };
+      resolve(server.exit);
+    }),
+  );
+  return server;
+}
+
+function dump(server) {
+  return `--- stdout (last lines)\n${server.stdout.split('\n').slice(-30).join('\n')}\n--- stderr\n${server.stderr.slice(-4000)}`;
+}
+
+async function waitReady(server, url, timeoutMs) {
+  const until = Date.now() + Math.min(timeoutMs, remaining());
+  for (;;) {
+    if (server.exit)
+      throw new Error(
+        `server exited ${JSON.stringify(server.exit)} before it was ready\n${dump(server)}`,
+      );
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > until)
+      throw new Error(`${url} not 200 within ${seconds(timeoutMs)}\n${dump(server)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function withTimeout(promise, ms, message) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The Dockerfile's HEALTHCHECK command (exec form), as an argv. */
+function healthcheckArgv() {
+  const text = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\r?\n/g, ' ');
+  const line = text.split(/\r?\n/).find((l) => /^\s*HEALTHCHECK\s/i.test(l));
+  check(line, 'the Dockerfile has no HEALTHCHECK');
+  const json = line.slice(line.indexOf('['));
+  return JSON.parse(json);
+}
+
+/**
+ * `npm ci`, as the Dockerfile runs it. When it fails that is recorded as a failure, and the
+ * dependencies are then installed with `npm install` so the later steps still get checked.
+ */
+async function installDependencies(buildDir, buildEnv) {
+  const ok = await step('npm ci --no-audit --no-fund', () =>
+    run('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: buildDir,
+      env: buildEnv,
+    }).then(() => ''),
+  );
+  if (ok) return true;
+  console.log(
+    'note - npm ci failed; installing with "npm install" instead so that the later steps still run',
+  );
+  try {
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: buildDir,
+      env: buildEnv,
+    });
+    return true;
+  } catch (error) {
+    console.log(String(error.message).replace(/^/gm, '    '));
+    return false;
+  }
+}
+
+async function main() {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'records-start-'));
+  const buildDir = path.join(scratch, 'build');
+  const appDir = path.join(scratch, 'app');
+  const database = `records_start_${randomBytes(4).toString('hex')}`;
+  // The build runs as in the image's build stage: no NODE_ENV (npm ci installs dev dependencies).
+  const buildEnv = {
+    ...process.env,
+    JOBS: process.env.JOBS || 'max',
+    npm_config_update_notifier: 'false',
+  };
+  delete buildEnv.NODE_ENV;
+  for (const name of Object.keys(buildEnv))
+    if (name.startsWith('npm_') && name !== 'npm_config_update_notifier') delete buildEnv[name];
+  let server;
+  let databaseCreated = false;
+
+  const overall = setTimeout(() => {
+    console.log(`not ok - start sequence: over the ${seconds(TOTAL_MS)} limit`);
+    if (current) killGroup(current);
+    if (server) server.child.kill('SIGKILL');
+    results.push({ name: 'time limit', ok: false });
+    finish(scratch, database, databaseCreated);
+  }, TOTAL_MS);
+  overall.unref();
+
+  console.log(`start sequence in ${scratch}`);
+  const ready =
+    (await step('copy the working tree', () => {
+      const files = sourceFiles();
+      const n = copyTree(files, buildDir);
+      check(
+        fs.existsSync(path.join(buildDir, 'package-lock.json')),
+        'package-lock.json was not copied',
+      );
+      check(!fs.existsSync(path.join(buildDir, 'node_modules')), 'node_modules was copied');
+      return `${n} files`;
+    })) &&
+    (await installDependencies(buildDir, buildEnv)) &&
+    (await step('npm run build', async () => {
+      await run('npm', ['run', 'build'], { cwd: buildDir, env: buildEnv });
+      check(fs.existsSync(path.join(buildDir, 'dist', 'main.js')), 'dist/main.js was not built');
+    })) &&
+    (await step('npm prune --omit=dev', async () => {
+      await run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], {
+        cwd: buildDir,
+        env: buildEnv,
+      });
+      for (const dev of [
+        'jest',
+        '@nestjs/cli',
+        '@nestjs/testing',
+        'ts-jest',
+        'supertest',
+        'prettier',
+      ]) {
+        check(
+          !fs.existsSync(path.join(buildDir, 'node_modules', dev)),
+          `dev dependency ${dev} is still installed`,
+        );
+      }
+      for (const prod of ['@nestjs/core', 'mysql2', 'better-sqlite3', 'pino']) {
+        check(
+          fs.existsSync(path.join(buildDir, 'node_modules', prod)),
+          `dependency ${prod} was pruned`,
+        );
+      }
+    })) &&
+    (await step('final stage: package.json, node_modules and dist only', () => {
+      fs.mkdirSync(appDir);
+      for (const entry of ['package.json', 'node_modules', 'dist']) {
+        fs.renameSync(path.join(buildDir, entry), path.join(appDir, entry));
+      }
+      fs.mkdirSync(path.join(appDir, 'data'));
+      fs.rmSync(buildDir, { recursive: true, force: true });
+    })) &&
+    (await step(`create database ${database}`, async () => {
+      await mysqlQuery(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+      databaseCreated = true;
+    }));
+
+  if (ready) {
+    const port = await freePort();
+    const url = mysqlServerUrl();
+    url.pathname = `/${database}`;
+    // The image's ENV (NODE_ENV, PORT) and docker-compose's environment (DATABASE_URL, DEMO_DATA, LOG_LEVEL).
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME || os.tmpdir(),
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: url.toString(),
+      DEMO_DATA: 'true',
+      LOG_LEVEL: 'info',
+    };
+    const base = `http://127.0.0.1:${port}`;
+    server = startServer(appDir, env);
+
+    const up = await step('node dist/main.js becomes ready (/health/ready)', () =>
+      waitReady(server, `${base}/health/ready`, 120_000),
+    );
+    if (up) {
+      await step("the Dockerfile's HEALTHCHECK command passes", async () => {
+        const [command, ...args] = healthcheckArgv();
+        check(command === 'node', `HEALTHCHECK runs ${command}, not node`);
+        await run(process.execPath, args, { cwd: appDir, env });
+      });
+      await step('GET /api/demo/marbles: 200, demo data (count 120)', async () => {
+        const res = await fetch(`${base}/api/demo/marbles`);
+        const body = await res.json();
+        check(res.status === 200, `status ${res.status}`);
+        check(
+          res.headers.get('content-type') === 'application/json; charset=utf-8',
+          `content-type ${res.headers.get('content-type')}`,
+        );
+        check(body.count === 120, `count ${body.count}`);
+        check(
+          Array.isArray(body.results) && body.results.length > 0 && body.results[0].id === 1,
+          'no first page of results',
+        );
+      });
+      await step('GET /api/plain/movies.xml: 200, 30 movies in XML', async () => {
+        const res = await fetch(`${base}/api/plain/movies.xml`);
+        const text = await res.text();
+        check(res.status === 200, `status ${res.status}`);
+        check(
+          res.headers.get('content-type') === 'application/xml; charset=utf-8',
+          `content-type ${res.headers.get('content-type')}`,
+        );
+        check(
+          text.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<objects type="array">'),
+          `body starts ${text.slice(0, 80)}`,
+        );
+        check(
+          (text.match(/<object>/g) || []).length === 30,
+          `${(text.match(/<object>/g) || []).length} movies`,
+        );
+      });
+      await step('the database holds the demo data once (100 users)', async () => {
+        const [rows] = await mysqlQuery(`SELECT COUNT(*) AS n FROM \`${database}\`.users`);
+        check(Number(rows[0].n) === 100, `users ${rows[0].n}`);
+      });
+      await step(
+        'the API docs are served without dev dependencies (/api/docs/, /api/openapi.json)',
+        async () => {
+          const docs = await fetch(`${base}/api/docs/`);
+          await docs.text();
+          check(docs.status === 200, `/api/docs/ status ${docs.status}`);
+          const openapi = await fetch(`${base}/api/openapi.json`);
+          const body = await openapi.json();
+          check(
+            openapi.status === 200 && /^3\./.test(body.openapi),
+            `/api/openapi.json status ${openapi.status}`,
+          );
+        },
+      );
+    }
+    await step('SIGTERM: exit code 0', async () => {
+      server.child.kill('SIGTERM');
+      const exit = await withTimeout(
+        server.exited,
+        15_000,
+        `no exit within 15 s after SIGTERM\n${dump(server)}`,
+      );
+      check(exit.code === 0, `exit ${JSON.stringify(exit)}\n${dump(server)}`);
+    });
+    await step('logs: JSON lines on stdout, nothing on stderr', () => {
+      const lines = server.stdout.split('\n').filter(Boolean);
+      const bad = lines.filter((line) => {
+        try {
+          JSON.parse(line);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      check(lines.length > 0, 'no log lines');
+      check(bad.length === 0, `not JSON: ${bad.slice(0, 3).join(' | ')}`);
+      check(server.stderr === '', `stderr: ${server.stderr.slice(0, 2000)}`);
+    });
+    await step(
+      'LOG_FORMAT=pretty in the production install: starts, or stops with one clear line',
+      async () => {
+        const prettyPort = await freePort();
+        const pretty = startServer(appDir, {
+          ...env,
+          PORT: String(prettyPort),
+          LOG_FORMAT: 'pretty',
+        });
+        const up = await waitReady(
+          pretty,
+          `http://127.0.0.1:${prettyPort}/health/live`,
+          30_000,
+        ).then(
+          () => true,
+          () => false,
+        );
+        if (up) {
+          pretty.child.kill('SIGTERM');
+          const exit = await withTimeout(
+            pretty.exited,
+            15_000,
+            'no exit within 15 s after SIGTERM',
+          );
+          check(exit.code === 0, `exit ${JSON.stringify(exit)}`);
+          return 'started';
+        }
+        const exit = await withTimeout(
+          pretty.exited,
+          15_000,
+          `neither ready nor stopped\n${dump(pretty)}`,
+        );
+        const stderr = pretty.stderr.trim().split('\n');
+        check(
+          exit.code === 1 && stderr.length === 1 && !/^\s+at /m.test(pretty.stderr),
+          `exit ${JSON.stringify(exit)} with ${stderr.length} lines on stderr:\n${pretty.stderr.slice(0, 1500)}`,
+        );
+        return 'refused in one line';
+      },
+    );
+  }
+
+  clearTimeout(overall);
+  finish(scratch, database, databaseCreated);
+}
+
+let finished = false;
+async function finish(scratch, database, databaseCreated) {
+  if (finished) return;
+  finished = true;
+  if (databaseCreated) {
+    await mysqlQuery(`DROP DATABASE IF EXISTS \`${database}\``).catch((error) =>
+      console.log(`(could not drop ${database}: ${error.message})`),
+    );
+  }
+  if (process.env.KEEP_START_SEQUENCE === '1') console.log(`kept ${scratch}`);
+  else fs.rmSync(scratch, { recursive: true, force: true });
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  console.log(
+    `start sequence: ${passed} passed, ${failed} failed (${seconds(Date.now() - startedAt)})`,
+  );
+  process.exit(failed === 0 && passed > 0 ? 0 : 1);
+}
+
+main().catch((error) => {
+  console.log(`not ok - start sequence crashed: ${error.stack || error}`);
+  results.push({ name: 'crash', ok: false });
+  finish(fs.mkdtempSync(path.join(os.tmpdir(), 'records-start-none-')), '', false);
+});
