@@ -5,7 +5,7 @@ import compression from 'compression';
 import type { NextFunction, Request, Response } from 'express';
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
-import { httpLogger } from './logging';
+import { accessLog } from './logging';
 import { ApiDocs } from './rest/api-docs';
 import { bodyParsers } from './rest/body';
 import { negotiateFormat } from './rest/format';
@@ -20,7 +20,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
-  app.use(httpLogger(config));
+  app.use(accessLog(config));
   app.use(negotiateFormat);
   const compress = compression({ threshold: 1024 });
   // Most API clients ask for no encoding: they skip the compression wrapper altogether.
