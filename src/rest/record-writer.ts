@@ -129,10 +129,7 @@ export class RecordWriter {
 
   async destroyAll(body: unknown): Promise<Message<ApiRecord>> {
     const shape = 'Bulk destroy requires an array of primary keys as input.';
-    if (!Array.isArray(body) || body.length === 0) throw new ApiError(400, shape);
-    if (body.length > BULK_LIMIT)
-      throw new ApiError(400, `${shape} At most ${BULK_LIMIT} at a time.`);
-    const ids = body.map(recordId);
+    const ids = bulkArray(body, shape).map(recordId);
     if (ids.some((id) => id === undefined)) throw new ApiError(400, shape);
     const unique = [...new Set(ids as number[])];
     const doomed = await this.records.findByIds(unique);
@@ -156,10 +153,7 @@ export class RecordWriter {
   }
 
   private bulkItems(body: unknown, shape: string): Record<string, unknown>[] {
-    if (!Array.isArray(body) || body.length === 0) throw new ApiError(400, shape);
-    if (body.length > BULK_LIMIT)
-      throw new ApiError(400, `${shape} At most ${BULK_LIMIT} at a time.`);
-    const items = body.map((item) => this.input.unwrap(item));
+    const items = bulkArray(body, shape).map((item) => this.input.unwrap(item));
     if (!items.every(isPlainObject)) throw new ApiError(400, shape);
     return items;
   }
@@ -348,6 +342,15 @@ function invalid(errors: FieldErrors | (FieldErrors | null)[]): never {
 
 function bulkInvalid(errors: FieldErrors | (FieldErrors | null)[]): never {
   throw new ApiError(422, 'Some items are invalid; nothing was saved.', errors);
+}
+
+/** The items of a bulk request: a non-empty array of at most BULK_LIMIT, or 400 saying so. */
+function bulkArray(body: unknown, shape: string): unknown[] {
+  if (!Array.isArray(body) || body.length === 0) throw new ApiError(400, shape);
+  if (body.length > BULK_LIMIT) {
+    throw new ApiError(400, `${shape} At most ${BULK_LIMIT} at a time.`);
+  }
+  return body;
 }
 
 function marks(n: number): string {
