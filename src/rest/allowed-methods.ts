@@ -21,6 +21,9 @@ export function allowedMethods(req: Request): string[] {
       if (on && method !== '_all') methods.add(method.toUpperCase());
     }
   }
+  if (methods.size === 0) return [];
   if (methods.has('GET')) methods.add('HEAD');
+  // Every known path answers OPTIONS: with its OpenAPI document or, elsewhere, 204 and Allow.
+  methods.add('OPTIONS');
   return ORDER.filter((m) => methods.has(m));
 }

@@ -73,7 +73,7 @@ function routeNotFound(req: Request): Failure {
     return {
       status: 204,
       body: { message: '' },
-      headers: { Allow: [...allowed, 'OPTIONS'].join(', ') },
+      headers: { Allow: allowed.join(', ') },
     };
   }
   return {

@@ -234,7 +234,7 @@ describe('write: OPTIONS and 405', () => {
         }).toEqual({
           path,
           status: 405,
-          allow: 'GET, HEAD, PUT, PATCH, DELETE',
+          allow: 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS',
           type: JSON_TYPE,
         });
       }
