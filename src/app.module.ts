@@ -4,7 +4,7 @@ import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfigModule } from './config/config.module';
-import { AppConfig, loadConfig } from './config/configuration';
+import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database';
 import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
@@ -23,17 +23,17 @@ import { RenderInterceptor } from './rest/render.interceptor';
 @Module({})
 export class AppModule {
   /**
-   * With no argument the configuration comes from the environment (and a `.env` file), validated
-   * by `loadConfig`; tests pass a configuration of their own.
+   * The application for a validated configuration: `main.ts` reads it from the environment (and
+   * `.env`) with `loadConfig`, tests build their own. ConfigModule holds it for injection.
    */
-  static register(config?: AppConfig): DynamicModule {
+  static register(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot({
           isGlobal: true,
-          ignoreEnvFile: config !== undefined,
-          validate: (env) => ({ app: config ?? loadConfig(env) }),
+          ignoreEnvFile: true,
+          load: [() => ({ app: config })],
         }),
         AppConfigModule,
         LoggerModule.forRootAsync({

@@ -1,24 +1,30 @@
+import { existsSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { APP_CONFIG } from './config/config.module';
 import { AppConfig, ConfigError, loadConfig } from './config/configuration';
 import { APP_OPTIONS, configureApp } from './setup';
 
 async function bootstrap() {
+  let config: AppConfig;
   try {
-    loadConfig();
+    if (existsSync('.env')) process.loadEnvFile('.env');
+    config = loadConfig(process.env);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
+    // One line naming the problem; a stack trace would bury it.
+    console.error(
+      error instanceof ConfigError ? error.message : `Cannot read .env: ${String(error)}`,
+    );
     process.exit(1);
   }
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(), APP_OPTIONS);
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.register(config),
+    APP_OPTIONS,
+  );
   const logger = app.get(Logger);
   app.useLogger(logger);
   configureApp(app);
-  const config = app.get<AppConfig>(APP_CONFIG);
   stopGracefully(app, config.shutdownTimeout, logger);
   await app.listen(config.port);
   const where = config.database.type === 'sqlite' ? config.database.path : config.database.database;

@@ -2,7 +2,9 @@
  * Configuration errors stop the compiled server at once: exit code 1 and one line on stderr that
  * names the variable, with no stack trace.
  */
-import { cleanup, freePort, sqliteUrl, startServer } from './process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanup, freePort, scratchDir, sqliteUrl, startServer } from './process';
 
 afterAll(cleanup);
 
@@ -73,6 +75,17 @@ describe('invalid configuration', () => {
     expect(server.stderr).toHaveLength(1);
     expect(server.stderr[0]).toMatch(/^Invalid configuration: API_TOKEN /);
     expect(server.stderr[0]).not.toContain('tok with spaces');
+  });
+
+  it('should read .env from the working directory and judge its values the same way', async () => {
+    const cwd = scratchDir('records-ops-dotenv-');
+    writeFileSync(join(cwd, '.env'), `DATABASE_URL=${sqliteUrl()}\nLOG_LEVEL=loud\n`);
+    const server = await startServer({}, cwd);
+    const exit = await server.waitExit(20_000);
+    expect(exit.code).toBe(1);
+    expect(server.stderr).toEqual([
+      'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".',
+    ]);
   });
 
   it('should start with a valid configuration (control case)', async () => {

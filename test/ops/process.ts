@@ -184,13 +184,16 @@ export class ServerProcess {
 
 /**
  * Starts `node dist/main.js` with exactly `env` (plus PATH and HOME) and PORT, unless `env` sets
- * PORT itself. The working directory is a scratch directory.
+ * PORT itself. The working directory is `cwd`, by default a new scratch directory.
  */
-export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string> = {},
+  cwd = scratchDir('records-ops-cwd-'),
+): Promise<ServerProcess> {
   assertBuilt();
   const port = env.PORT !== undefined ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [MAIN], {
-    cwd: scratchDir('records-ops-cwd-'),
+    cwd,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
