@@ -111,22 +111,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
+/** The variables `Environment` declares; an empty value counts as unset. */
+const NAMES = [
+  'PORT',
+  'DATABASE_URL',
+  'DEMO_DATA',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'API_TOKEN',
+  'CORS_ORIGINS',
+  'SHUTDOWN_TIMEOUT',
+  'TRUST_PROXY',
+] as const satisfies readonly (keyof Environment)[];
+
 function pick(env: Record<string, string | undefined>): Record<string, string> {
-  const names = Object.keys(new Environment()).length
-    ? Object.keys(new Environment())
-    : [
-        'PORT',
-        'DATABASE_URL',
-        'DEMO_DATA',
-        'LOG_LEVEL',
-        'LOG_FORMAT',
-        'API_TOKEN',
-        'CORS_ORIGINS',
-        'SHUTDOWN_TIMEOUT',
-        'TRUST_PROXY',
-      ];
   const out: Record<string, string> = {};
-  for (const name of names) if (env[name] !== undefined && env[name] !== '') out[name] = env[name]!;
+  for (const name of NAMES) if (env[name]) out[name] = env[name]!;
   return out;
 }
 

@@ -32,7 +32,7 @@ const RETRYABLE = new Set([
   'SQLITE_BUSY',
   'SQLITE_CONSTRAINT_UNIQUE',
 ]);
-const ATTEMPTS = 3;
+const ATTEMPTS = 5;
 
 /**
  * The application's access to the database: plain queries for reads, and transactions that are
@@ -100,6 +100,8 @@ export class Database {
         return await this.dataSource.transaction((manager) => work(transactionOf(manager)));
       } catch (error) {
         if (attempt >= ATTEMPTS || !RETRYABLE.has(errorCode(error))) throw error;
+        // A short random pause, so that transactions that collided do not collide again.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
       }
     }
   }

@@ -1,18 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { ApiDocs } from '../rest/api-docs';
 import { CollectionController } from '../rest/collection.controller';
-import { EMAILS } from './emails.resource';
+import { EMAILS, EMAILS_ROUTES } from './emails.resource';
 import { EmailsService } from './emails.service';
 
-const PATH = '/api/demo/emails';
-
-@Controller(PATH)
-export class EmailsController extends CollectionController(EMAILS, {
-  path: PATH,
-  bulk: true,
-  probes: true,
-  paginated: true,
-}) {
+@Controller(EMAILS_ROUTES.path)
+export class EmailsController extends CollectionController(EMAILS, EMAILS_ROUTES) {
   constructor(service: EmailsService, docs: ApiDocs) {
     super(service, docs);
   }

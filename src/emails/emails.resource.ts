@@ -1,4 +1,5 @@
 import { boolean, foreignKey, integer, reference, string, userSummary } from '../rest/fields';
+import { CollectionRoutes } from '../rest/collection.controller';
 import { defineResource } from '../rest/resource';
 
 export const EMAILS = defineResource({
@@ -29,3 +30,10 @@ export const EMAILS = defineResource({
     }),
   ],
 });
+
+export const EMAILS_ROUTES: CollectionRoutes = {
+  path: '/api/demo/emails',
+  bulk: true,
+  probes: true,
+  paginated: true,
+};

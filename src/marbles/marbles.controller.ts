@@ -3,19 +3,13 @@ import { ApiDocs } from '../rest/api-docs';
 import { CollectionController } from '../rest/collection.controller';
 import { MessageDoc } from '../rest/openapi';
 import { RecordIdPipe } from '../rest/record-id.pipe';
-import { MARBLES } from './marbles.resource';
+import { MARBLES, MARBLES_ROUTES } from './marbles.resource';
 import { MarblesService } from './marbles.service';
 
-const PATH = '/api/demo/marbles';
 const MarbleId = new RecordIdPipe(MARBLES);
 
-@Controller(PATH)
-export class MarblesController extends CollectionController(MARBLES, {
-  path: PATH,
-  bulk: true,
-  probes: false,
-  paginated: true,
-}) {
+@Controller(MARBLES_ROUTES.path)
+export class MarblesController extends CollectionController(MARBLES, MARBLES_ROUTES) {
   constructor(
     private readonly marbles: MarblesService,
     docs: ApiDocs,

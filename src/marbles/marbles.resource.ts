@@ -8,6 +8,7 @@ import {
   timestamp,
   userSummary,
 } from '../rest/fields';
+import { CollectionRoutes } from '../rest/collection.controller';
 import { defineResource } from '../rest/resource';
 
 export const MARBLES = defineResource({
@@ -41,3 +42,10 @@ export const MARBLES = defineResource({
     string('picture'),
   ],
 });
+
+export const MARBLES_ROUTES: CollectionRoutes = {
+  path: '/api/demo/marbles',
+  bulk: true,
+  probes: false,
+  paginated: true,
+};

@@ -9,6 +9,7 @@ import {
   timestamp,
   userSummary,
 } from '../rest/fields';
+import { CollectionRoutes } from '../rest/collection.controller';
 import { defineResource } from '../rest/resource';
 
 export const MOVIES = defineResource({
@@ -56,3 +57,11 @@ export const MOVIES = defineResource({
     }),
   ],
 });
+
+/** The interface document: no collection-wide update or delete, no probes, a bare list. */
+export const MOVIES_ROUTES: CollectionRoutes = {
+  path: '/api/plain/movies',
+  bulk: false,
+  probes: false,
+  paginated: false,
+};

@@ -1,18 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { ApiDocs } from '../rest/api-docs';
 import { CollectionController } from '../rest/collection.controller';
-import { PHONE_NUMBERS } from './phone-numbers.resource';
+import { PHONE_NUMBERS, PHONE_NUMBERS_ROUTES } from './phone-numbers.resource';
 import { PhoneNumbersService } from './phone-numbers.service';
 
-const PATH = '/api/demo/phone_numbers';
-
-@Controller(PATH)
-export class PhoneNumbersController extends CollectionController(PHONE_NUMBERS, {
-  path: PATH,
-  bulk: true,
-  probes: true,
-  paginated: true,
-}) {
+@Controller(PHONE_NUMBERS_ROUTES.path)
+export class PhoneNumbersController extends CollectionController(
+  PHONE_NUMBERS,
+  PHONE_NUMBERS_ROUTES,
+) {
   constructor(service: PhoneNumbersService, docs: ApiDocs) {
     super(service, docs);
   }

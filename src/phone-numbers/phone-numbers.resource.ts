@@ -1,4 +1,5 @@
 import { foreignKey, integer, reference, string, userSummary } from '../rest/fields';
+import { CollectionRoutes } from '../rest/collection.controller';
 import { defineResource } from '../rest/resource';
 
 export const PHONE_NUMBERS = defineResource({
@@ -21,3 +22,10 @@ export const PHONE_NUMBERS = defineResource({
     }),
   ],
 });
+
+export const PHONE_NUMBERS_ROUTES: CollectionRoutes = {
+  path: '/api/demo/phone_numbers',
+  bulk: true,
+  probes: true,
+  paginated: true,
+};

@@ -13,6 +13,9 @@ import { encodeError } from './render';
 /** Largest body accepted: 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
 
+/** Requests whose body, if any, is not read. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json$/;
 const XML_TYPES = new Set(['application/xml', 'text/xml']);
 
@@ -22,7 +25,7 @@ export function bodyParsers() {
 
 function decodeBody(req: Request, _res: Response, next: NextFunction) {
   const bytes = req.body as Buffer | undefined;
-  if (!Buffer.isBuffer(bytes) || bytes.length === 0) {
+  if (!Buffer.isBuffer(bytes) || bytes.length === 0 || READS.has(req.method)) {
     req.body = undefined;
     return next();
   }
@@ -119,7 +122,8 @@ function fromXml(node: XmlNode): unknown {
   if (attributes.nil === 'true') return null;
   if (attributes.type === 'array') return (node.$$ ?? []).map(fromXml);
   if (node.$$ && node.$$.length > 0) {
-    const object: Record<string, unknown> = {};
+    // No prototype: an element named `__proto__` is a field like any other (and so unknown).
+    const object: Record<string, unknown> = Object.create(null);
     for (const child of node.$$) {
       const key = underscored(child['#name']);
       if (Object.hasOwn(object, key)) {

@@ -11,6 +11,9 @@ const UNAVAILABLE = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_ACCESS_DENIED_ERROR',
   'ER_BAD_DB_ERROR',
+  // Still contended after the retries: busy rather than broken, so "try again".
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
 ]);
@@ -19,7 +22,7 @@ const UNAVAILABLE = new Set([
 const CLOSED =
   /connection (is )?closed|Pool is closed|closed state|database connection is not open|Connection is not established/i;
 
-/** Whether an error means the database cannot be reached now (503), rather than a bug (500). */
+/** Whether an error means the database cannot serve now (503, try again), rather than a bug (500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {

@@ -90,7 +90,8 @@ export function parseListQuery(
   return query;
 }
 
-function last(value: string | string[] | undefined): string | undefined {
+/** The value of a query parameter; of a repeated one, the last. */
+export function last(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
@@ -169,7 +170,11 @@ export function parseTimestamp(raw: string): string | undefined {
   if (day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d)) return undefined;
   if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${normalizeZone(zone)}`);
-  return Number.isNaN(ms) ? undefined : toDatabaseTimestamp(new Date(ms));
+  if (Number.isNaN(ms)) return undefined;
+  const utc = new Date(ms);
+  // An offset can carry 0001-01-01 or 9999-12-31 out of the four-digit years the columns hold.
+  const year = utc.getUTCFullYear();
+  return year >= 1 && year <= 9999 ? toDatabaseTimestamp(utc) : undefined;
 }
 
 function normalizeZone(zone: string): string {

@@ -35,6 +35,8 @@ interface PathColumn {
   type: ScalarType;
   /** Expression compared and ordered by (decimals are cast on SQLite, which stores them as text). */
   expression: string;
+  /** How a value of this type is bound: `?`, or a cast for decimals. */
+  placeholder: string;
   /** Join this path needs, if it lives on a referenced table. */
   join?: string;
 }
@@ -48,6 +50,9 @@ interface Slot {
 
 const ROOT = 't';
 
+/** Owners whose to-many rows one query loads; pages are smaller than this. */
+const OWNERS_PER_QUERY = 1000;
+
 export class RecordQuery {
   /** Type of every path a client may filter and order by. */
   readonly paths = new Map<string, ScalarType>();
@@ -56,7 +61,8 @@ export class RecordQuery {
   private readonly manyLoaders: ManyLoader[];
   private readonly selectFrom: string;
   private readonly countFrom: string;
-  private readonly searchExpressions: string[];
+  /** `(LOWER(a) LIKE ? ESCAPE '!' OR …)` over the searchable columns, and how many `?` it has. */
+  private readonly search: { sql: string; parameters: number } | undefined;
   private readonly idColumn: string;
 
   constructor(
@@ -107,9 +113,12 @@ export class RecordQuery {
       .filter((f): f is CollectionField => f.kind === 'collection')
       .map((field) => manyLoader(field, quote));
     this.selectFrom = `SELECT ${select.join(', ')} ${this.countFrom}${joins.join('')}`;
-    this.searchExpressions = resource.fields
+    const searched = resource.fields
       .filter((f): f is ScalarField => f.kind === 'scalar' && f.searchable)
       .map((f) => `LOWER(${column(ROOT, f.column)}) LIKE ? ESCAPE '!'`);
+    this.search = searched.length
+      ? { sql: `(${searched.join(' OR ')})`, parameters: searched.length }
+      : undefined;
   }
 
   /** The records of one page (or all, without a window) and, if asked, the filtered count. */
@@ -175,10 +184,18 @@ export class RecordQuery {
 
   private async loadMany(many: ManyLoader, records: ApiRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const rows = await this.run(
-      `${many.sql} IN (${placeholders(records.length)})${many.orderBy}`,
-      records.map((r) => r.id),
-    );
+    // A page is one query; an unpaginated list (movies) goes in chunks, within SQLite's limit of
+    // 32766 bound parameters.
+    const rows: Record<string, unknown>[] = [];
+    for (let start = 0; start < records.length; start += OWNERS_PER_QUERY) {
+      const owners = records.slice(start, start + OWNERS_PER_QUERY).map((r) => r.id);
+      rows.push(
+        ...(await this.run(
+          `${many.sql} IN (${placeholders(owners.length)})${many.orderBy}`,
+          owners,
+        )),
+      );
+    }
     const byOwner = new Map<number, unknown[]>();
     for (const record of records) {
       const items: unknown[] = [];
@@ -194,9 +211,14 @@ export class RecordQuery {
 
   private addPath(path: string, type: ScalarType, expression: string, join?: string) {
     this.paths.set(path, type);
-    const compared =
-      type === 'decimal' && this.dialect === 'sqlite' ? `CAST(${expression} AS REAL)` : expression;
-    this.columns.set(path, { type, expression: compared, join });
+    const decimal = type === 'decimal';
+    const sqlite = this.dialect === 'sqlite';
+    this.columns.set(path, {
+      type,
+      expression: decimal && sqlite ? `CAST(${expression} AS REAL)` : expression,
+      placeholder: !decimal ? '?' : sqlite ? 'CAST(? AS REAL)' : 'CAST(? AS DECIMAL(65,30))',
+      join,
+    });
   }
 
   private where(query: ListQuery) {
@@ -208,17 +230,16 @@ export class RecordQuery {
       if (column.join) joins.add(column.join);
       clauses.push(this.condition(column, filter, parameters));
     }
-    if (query.search !== undefined && this.searchExpressions.length > 0) {
+    if (query.search !== undefined && this.search) {
       const pattern = likePattern(query.search);
-      clauses.push(`(${this.searchExpressions.join(' OR ')})`);
-      for (let i = 0; i < this.searchExpressions.length; i++) parameters.push(pattern);
+      clauses.push(this.search.sql);
+      for (let i = 0; i < this.search.parameters; i++) parameters.push(pattern);
     }
     return { sql: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', parameters, joins };
   }
 
   private condition(column: PathColumn, filter: Filter, parameters: unknown[]): string {
-    const { expression } = column;
-    const placeholder = this.placeholder(column.type);
+    const { expression, placeholder } = column;
     const [value] = filter.values;
     switch (filter.op) {
       case 'eq':
@@ -242,11 +263,6 @@ export class RecordQuery {
         parameters.push(bindable(value));
         return `${expression} ${COMPARISONS[filter.op]} ${placeholder}`;
     }
-  }
-
-  private placeholder(type: ScalarType): string {
-    if (type !== 'decimal') return '?';
-    return this.dialect === 'sqlite' ? 'CAST(? AS REAL)' : 'CAST(? AS DECIMAL(65,30))';
   }
 
   private orderBy(ordering: Ordering[]): string {
@@ -285,7 +301,8 @@ function limit(window: PageWindow | null): string {
   return window ? ` LIMIT ${window.limit} OFFSET ${window.offset}` : '';
 }
 
-function placeholders(n: number): string {
+/** `?, ?, ?` for n parameters. */
+export function placeholders(n: number): string {
   return new Array(n).fill('?').join(', ');
 }
 

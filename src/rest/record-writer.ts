@@ -11,8 +11,9 @@ import { isPlainObject } from './body';
 import { INT_MAX } from './dto';
 import { CollectionField, ScalarField } from './fields';
 import { InputMode, InputReader, Values } from './input';
-import { ApiRecord, RecordQuery } from './record-query';
+import { ApiRecord, RecordQuery, placeholders } from './record-query';
 import { Message } from './render';
+import { toDatabaseTimestamp } from './list-query';
 import { ResourceDefinition } from './resource';
 
 export type Row = Record<string, unknown>;
@@ -144,10 +145,43 @@ export class RecordWriter {
     return new Message('Bulk destroy successful.', doomed);
   }
 
+  /**
+   * One record changed by an SQL assignment over its own columns (`is_discounted = 1 -
+   * is_discounted`), atomically: the row is locked, changed and read back in one transaction, so N
+   * concurrent changes apply N times and each sees its own result. Returns the column `read`.
+   */
+  async change(
+    id: number,
+    assignment: string,
+    parameters: unknown[],
+    read: string,
+  ): Promise<unknown> {
+    return this.db.transaction(async (tx) => {
+      const [current] = await this.lock(tx, [id]);
+      if (!current) throw ApiError.notFound(this.resource.label, id);
+      const stamp = this.stamped.updated ? `, ${this.q('updated_at')} = ?` : '';
+      const stamps = this.stamped.updated
+        ? [toDatabaseTimestamp(laterThan(current.updated_at))]
+        : [];
+      await tx.run(
+        `UPDATE ${this.q(this.resource.table)} SET ${assignment}${stamp} WHERE ${this.q('id')} = ?`,
+        [...parameters, ...stamps, id],
+      );
+      const { rows } = await tx.run(
+        `SELECT ${this.q(read)} AS v FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ?`,
+        [id],
+      );
+      return rows[0].v;
+    });
+  }
+
   private async readOne(body: unknown, mode: InputMode): Promise<Item> {
     const record = this.input.unwrap(body);
     if (!isPlainObject(record)) {
-      throw new ApiError(400, `Request body must be a ${this.resource.singular} object.`);
+      throw new ApiError(
+        400,
+        `Request body must be ${this.article.toLowerCase()} ${this.noun} object.`,
+      );
     }
     return this.input.read(record, mode);
   }
@@ -166,7 +200,7 @@ export class RecordWriter {
   private async lock(tx: Tx, ids: number[]): Promise<Row[]> {
     const lock = this.db.dialect === 'mysql' ? ' FOR UPDATE' : '';
     const { rows } = await tx.run(
-      `SELECT * FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} IN (${marks(ids.length)})${lock}`,
+      `SELECT * FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} IN (${placeholders(ids.length)})${lock}`,
       ids,
     );
     return rows;
@@ -229,7 +263,7 @@ export class RecordWriter {
       if (owners.size === 0) continue;
       const { rows } = await tx.run(
         `SELECT ${this.q('id')} AS id, ${this.q(field.column)} AS value FROM ${this.q(this.resource.table)}` +
-          ` WHERE ${this.q(field.column)} IN (${marks(owners.size)})`,
+          ` WHERE ${this.q(field.column)} IN (${placeholders(owners.size)})`,
         [...owners.keys()],
       );
       for (const row of rows) {
@@ -249,7 +283,7 @@ export class RecordWriter {
     const valid = ids.filter((id) => id >= 1 && id <= INT_MAX);
     if (valid.length === 0) return new Set();
     const { rows } = await tx.run(
-      `SELECT ${this.q('id')} AS id FROM ${this.q(table)} WHERE ${this.q('id')} IN (${marks(valid.length)})`,
+      `SELECT ${this.q('id')} AS id FROM ${this.q(table)} WHERE ${this.q('id')} IN (${placeholders(valid.length)})`,
       valid,
     );
     return new Set(rows.map((r) => Number(r.id)));
@@ -296,12 +330,13 @@ export class RecordWriter {
       .values(row)
       .updateEntity(false)
       .execute();
-    return Number(result.identifiers[0]?.id ?? result.raw?.insertId ?? result.raw);
+    // MySQL answers with a result header, SQLite with the new row id.
+    return Number(this.db.dialect === 'mysql' ? result.raw.insertId : result.raw);
   }
 
   private async remove(tx: Tx, ids: number[]): Promise<number> {
     const { affected } = await tx.run(
-      `DELETE FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} IN (${marks(ids.length)})`,
+      `DELETE FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} IN (${placeholders(ids.length)})`,
       ids,
     );
     return affected;
@@ -336,7 +371,8 @@ export class RecordWriter {
   }
 }
 
-function invalid(errors: FieldErrors | (FieldErrors | null)[]): never {
+/** 400 with errors by field. */
+export function invalid(errors: FieldErrors | (FieldErrors | null)[]): never {
   throw new ApiError(400, 'Validation failed; nothing was saved.', errors);
 }
 
@@ -351,10 +387,6 @@ function bulkArray(body: unknown, shape: string): unknown[] {
     throw new ApiError(400, `${shape} At most ${BULK_LIMIT} at a time.`);
   }
   return body;
-}
-
-function marks(n: number): string {
-  return new Array(n).fill('?').join(', ');
 }
 
 function idsOf(value: unknown): number[] {

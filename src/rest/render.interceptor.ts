@@ -30,7 +30,7 @@ export class RenderInterceptor implements NestInterceptor {
         }
         const format = formatOf(res);
         res.setHeader('Content-Type', CONTENT_TYPES[format]);
-        return renderBody(result, format, resource, requestUrl(req));
+        return renderBody(result, format, resource, () => requestUrl(req));
       }),
     );
   }

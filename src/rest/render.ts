@@ -110,10 +110,11 @@ export function renderBody(
   result: unknown,
   format: Format,
   resource: ResourceDefinition | undefined,
-  url: RequestUrl,
+  url: () => RequestUrl,
 ): string {
   if (result instanceof Page) {
-    const envelope = buildEnvelope(result, url.base, url.query);
+    const { base, query } = url();
+    const envelope = buildEnvelope(result, base, query);
     if (format === 'json') return JSON.stringify(envelope);
     return encodeXml('hash', envelope, resource ? shapesOf(resource).envelope : ANY);
   }
@@ -123,7 +124,7 @@ export function renderBody(
   if (format === 'json') return JSON.stringify(result);
   const shapes = resource ? shapesOf(resource) : undefined;
   if (Array.isArray(result)) {
-    return encodeXml('objects', result, shapes?.list ?? { kind: 'array', item: 'object', of: ANY });
+    return encodeXml('objects', result, shapes?.list ?? arrayShape('object', ANY));
   }
   if (result instanceof Message) return encodeXml('hash', result, shapes?.message ?? ANY);
   return encodeXml('hash', result, shapes?.record ?? ANY);

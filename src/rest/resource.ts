@@ -1,4 +1,4 @@
-import { Field, ScalarField } from './fields';
+import { Field } from './fields';
 
 /** Everything the REST layer needs to know about one collection. */
 export interface ResourceDefinition {
@@ -24,8 +24,4 @@ export function defineResource(definition: ResourceDefinition): ResourceDefiniti
     throw new Error(`${definition.plural}: no id field`);
   }
   return definition;
-}
-
-export function scalarFields(definition: ResourceDefinition): ScalarField[] {
-  return definition.fields.filter((f): f is ScalarField => f.kind === 'scalar');
 }

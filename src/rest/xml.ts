@@ -12,7 +12,7 @@ export type XmlScalarType = 'string' | 'integer' | 'boolean' | 'decimal' | 'date
 export type XmlShape =
   | { kind: 'scalar'; type: XmlScalarType }
   | { kind: 'object'; members: XmlMember[] }
-  | { kind: 'array'; item: string; of: XmlShape }
+  | { kind: 'array'; itemOpen: string; itemClose: string; of: XmlShape }
   | { kind: 'any' };
 
 export interface XmlMember {
@@ -37,7 +37,8 @@ export function objectShape(members: XmlMember[]): XmlShape {
 }
 
 export function arrayShape(item: string, of: XmlShape): XmlShape {
-  return { kind: 'array', item: xmlName(item), of };
+  const tag = xmlName(item);
+  return { kind: 'array', itemOpen: `<${tag}`, itemClose: `</${tag}>`, of };
 }
 
 export function scalarShape(type: XmlScalarType): XmlShape {
@@ -66,10 +67,8 @@ function element(open: string, close: string, value: unknown, shape: XmlShape): 
     case 'array': {
       const items = value as unknown[];
       if (items.length === 0) return open + ' type="array"/>';
-      const itemOpen = `<${shape.item}`;
-      const itemClose = `</${shape.item}>`;
       let out = open + ' type="array">';
-      for (const item of items) out += element(itemOpen, itemClose, item, shape.of);
+      for (const item of items) out += element(shape.itemOpen, shape.itemClose, item, shape.of);
       return out + close;
     }
     default:
@@ -99,8 +98,7 @@ function inferred(open: string, close: string, value: unknown): string {
       return scalar(open, close, value, 'string');
   }
   if (Array.isArray(value)) {
-    const tag = xmlName(singular(open.slice(1)));
-    return element(open, close, value, { kind: 'array', item: tag, of: ANY });
+    return element(open, close, value, arrayShape(singular(open.slice(1)), ANY));
   }
   let out = open + '>';
   for (const [key, v] of Object.entries(value as object)) {

@@ -95,6 +95,28 @@ describe('write: bad inputs', () => {
       expect(await stored(t, 'marbles')).toEqual([AMBER]);
     });
 
+    it('should name an XML element <__proto__> as an unknown field, in bulk updates too', async () => {
+      const single = await raw(
+        'post',
+        '/api/demo/marbles',
+        'application/xml',
+        '<marble><name>Proto</name><__proto__><name>Polluted</name></__proto__></marble>',
+      );
+      expectError(single, 400, {
+        message: VALIDATION_FAILED,
+        errors: { ['__proto__']: ['Unknown field; marble has no such field.'] },
+      });
+      const bulk = await raw(
+        'patch',
+        '/api/demo/marbles',
+        'application/xml',
+        '<marbles type="array"><marble><__proto__><id type="integer">7</id></__proto__>' +
+          '<radius-mm type="integer">9</radius-mm></marble></marbles>',
+      );
+      expect(bulk.status).toBe(400);
+      expect(await stored(t, 'marbles')).toEqual([AMBER]);
+    });
+
     it('should answer 400 to a typed XML element whose text does not fit its type', async () => {
       const integer = await raw(
         'post',

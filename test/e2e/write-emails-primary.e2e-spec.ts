@@ -201,6 +201,29 @@ describe('write: one primary e-mail per user', () => {
     expect(rows.filter((r) => r.user_id === 2 && r.is_primary).map((r) => r.id)).toEqual([3]);
   });
 
+  it('should answer 16 concurrent updates making different e-mails of one user primary with 200, leaving one primary', async () => {
+    await t.insert(
+      'emails',
+      Array.from({ length: 16 }, (_, i) => ({
+        id: 10 + i,
+        email: `many${i}@example.com`,
+        is_primary: false,
+        user_id: 1,
+      })),
+    );
+    const responses = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        t
+          .http()
+          .patch(`/api/demo/emails/${10 + i}`)
+          .send({ is_primary: true }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(new Array(16).fill(200));
+    const rows = await stored(t, 'emails');
+    expect(rows.filter((r) => r.user_id === 1 && r.is_primary)).toHaveLength(1);
+  });
+
   it('should allow a user to have no primary e-mail', async () => {
     const res = await t.http().patch('/api/demo/emails/1').send({ is_primary: false });
     expectJson(res, 200);

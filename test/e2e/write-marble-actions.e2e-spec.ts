@@ -157,9 +157,29 @@ describe('write: marble actions and concurrency', () => {
 
     it('should answer 405 with Allow for a method the route does not serve', async () => {
       const res = await t.http().post('/api/demo/marbles/7/adjust_price').send({ price: '1.00' });
-      expectError(res, 405, { message: 'Method POST is not allowed here; allowed: PATCH, OPTIONS.' });
+      expectError(res, 405, {
+        message: 'Method POST is not allowed here; allowed: PATCH, OPTIONS.',
+      });
       expect(res.headers.allow).toBe('PATCH, OPTIONS');
       expect(await stored(t, 'marbles')).toEqual([AMBER, COBALT]);
+    });
+  });
+
+  describe('updated_at of the actions', () => {
+    it('should move updated_at forward on every action, even within one millisecond', async () => {
+      const stamps: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const action = i % 2 ? 'toggle_is_discounted' : 'adjust_price';
+        await t
+          .http()
+          .patch(`/api/demo/marbles/7/${action}`)
+          .send({ price: `${i + 1}.00` })
+          .expect(200);
+        const [amber] = await stored(t, 'marbles');
+        stamps.push(String(amber.updated_at));
+      }
+      expect([...stamps].sort()).toEqual(stamps);
+      expect(new Set(stamps).size).toBe(stamps.length);
     });
   });
 

@@ -1,4 +1,4 @@
-import { QueryParams } from '../list-query';
+import { QueryParams, last } from '../list-query';
 import { PageWindow } from '../record-query';
 
 export interface PaginatorOptions {
@@ -75,7 +75,9 @@ export class Paginator {
   window(request: PageRequest): PageWindow | null {
     if (request.all) return null;
     const extra = this.options!.pageTotalCount ? 0 : 1;
-    return { limit: request.pageSize + extra, offset: (request.page - 1) * request.pageSize };
+    // Far past any end, the offset stays an integer SQL can read (no `1e+24`).
+    const offset = Math.min((request.page - 1) * request.pageSize, Number.MAX_SAFE_INTEGER);
+    return { limit: request.pageSize + extra, offset };
   }
 
   get countsTotal(): boolean {
@@ -95,8 +97,4 @@ export class Paginator {
     }
     return new Page(records, page, pageSize, count, hasNext, this.options!.pageQueryParam);
   }
-}
-
-function last(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[value.length - 1] : value;
 }

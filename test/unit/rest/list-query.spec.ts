@@ -356,6 +356,8 @@ describe('parseTimestamp', () => {
     'yesterday',
     '',
     '1714564800',
+    '9999-12-31T23:59:59-01:00',
+    '0001-01-01T00:30:00+01:00',
   ])('should reject %j', (raw) => {
     expect(parseTimestamp(raw)).toBeUndefined();
   });

@@ -94,7 +94,7 @@ describe('renderBody', () => {
     const page = new Page([FIRST, SECOND], 2, 2, 5, true, 'page');
 
     it('should render the envelope as JSON', () => {
-      expect(renderBody(page, 'json', GADGETS, URL)).toBe(
+      expect(renderBody(page, 'json', GADGETS, () => URL)).toBe(
         '{"count":5,"page":2,"page_size":2,"total_pages":3,' +
           '"next":"http://localhost:3000/api/demo/gadgets?ordering=-price&page=3&search=e",' +
           '"previous":"http://localhost:3000/api/demo/gadgets?ordering=-price&page=1&search=e",' +
@@ -103,7 +103,7 @@ describe('renderBody', () => {
     });
 
     it('should render the envelope as XML under hash with result items', () => {
-      expect(renderBody(page, 'xml', GADGETS, { ...URL, base: `${URL.base}.xml` })).toBe(
+      expect(renderBody(page, 'xml', GADGETS, () => ({ ...URL, base: `${URL.base}.xml` }))).toBe(
         DECLARATION +
           '<hash><count type="integer">5</count><page type="integer">2</page>' +
           '<page-size type="integer">2</page-size><total-pages type="integer">3</total-pages>' +
@@ -117,10 +117,10 @@ describe('renderBody', () => {
     it('should render an uncounted empty page without count, total_pages or links', () => {
       const empty = new Page([], 1, 30, undefined, false, 'page');
       const url = { base: URL.base, query: '' };
-      expect(renderBody(empty, 'json', GADGETS, url)).toBe(
+      expect(renderBody(empty, 'json', GADGETS, () => url)).toBe(
         '{"page":1,"page_size":30,"results":[]}',
       );
-      expect(renderBody(empty, 'xml', GADGETS, url)).toBe(
+      expect(renderBody(empty, 'xml', GADGETS, () => url)).toBe(
         DECLARATION +
           '<hash><page type="integer">1</page><page-size type="integer">30</page-size>' +
           '<results type="array"/></hash>\n',
@@ -130,21 +130,23 @@ describe('renderBody', () => {
 
   describe('a bare array', () => {
     it('should render a JSON array', () => {
-      expect(renderBody([FIRST, SECOND], 'json', GADGETS, URL)).toBe(
+      expect(renderBody([FIRST, SECOND], 'json', GADGETS, () => URL)).toBe(
         `[${FIRST_JSON},${SECOND_JSON}]`,
       );
     });
 
     it('should render XML objects with object items', () => {
-      expect(renderBody([FIRST, SECOND], 'xml', GADGETS, URL)).toBe(
+      expect(renderBody([FIRST, SECOND], 'xml', GADGETS, () => URL)).toBe(
         DECLARATION +
           `<objects type="array"><object>${FIRST_XML}</object><object>${SECOND_XML}</object></objects>\n`,
       );
     });
 
     it('should render an empty array', () => {
-      expect(renderBody([], 'json', GADGETS, URL)).toBe('[]');
-      expect(renderBody([], 'xml', GADGETS, URL)).toBe(DECLARATION + '<objects type="array"/>\n');
+      expect(renderBody([], 'json', GADGETS, () => URL)).toBe('[]');
+      expect(renderBody([], 'xml', GADGETS, () => URL)).toBe(
+        DECLARATION + '<objects type="array"/>\n',
+      );
     });
   });
 
@@ -152,13 +154,13 @@ describe('renderBody', () => {
     const message = new Message('Bulk create successful.', [FIRST, SECOND]);
 
     it('should render the message and its records as JSON', () => {
-      expect(renderBody(message, 'json', GADGETS, URL)).toBe(
+      expect(renderBody(message, 'json', GADGETS, () => URL)).toBe(
         `{"message":"Bulk create successful.","records":[${FIRST_JSON},${SECOND_JSON}]}`,
       );
     });
 
     it('should render the message and its records as XML with record items', () => {
-      expect(renderBody(message, 'xml', GADGETS, URL)).toBe(
+      expect(renderBody(message, 'xml', GADGETS, () => URL)).toBe(
         DECLARATION +
           '<hash><message>Bulk create successful.</message>' +
           `<records type="array"><record>${FIRST_XML}</record><record>${SECOND_XML}</record></records>` +
@@ -167,14 +169,16 @@ describe('renderBody', () => {
     });
 
     it('should render a message without records', () => {
-      expect(renderBody(new Message('pong'), 'json', GADGETS, URL)).toBe('{"message":"pong"}');
-      expect(renderBody(new Message('pong'), 'xml', GADGETS, URL)).toBe(
+      expect(renderBody(new Message('pong'), 'json', GADGETS, () => URL)).toBe(
+        '{"message":"pong"}',
+      );
+      expect(renderBody(new Message('pong'), 'xml', GADGETS, () => URL)).toBe(
         DECLARATION + '<hash><message>pong</message></hash>\n',
       );
     });
 
     it('should render a message when the route has no resource', () => {
-      expect(renderBody(new Message('child pong'), 'xml', undefined, URL)).toBe(
+      expect(renderBody(new Message('child pong'), 'xml', undefined, () => URL)).toBe(
         DECLARATION + '<hash><message>child pong</message></hash>\n',
       );
     });
@@ -182,17 +186,17 @@ describe('renderBody', () => {
 
   describe('one record', () => {
     it('should render it as JSON', () => {
-      expect(renderBody(SECOND, 'json', GADGETS, URL)).toBe(SECOND_JSON);
+      expect(renderBody(SECOND, 'json', GADGETS, () => URL)).toBe(SECOND_JSON);
     });
 
     it('should render it as XML under hash', () => {
-      expect(renderBody(FIRST, 'xml', GADGETS, URL)).toBe(
+      expect(renderBody(FIRST, 'xml', GADGETS, () => URL)).toBe(
         DECLARATION + `<hash>${FIRST_XML}</hash>\n`,
       );
     });
 
     it('should not render the foreign key behind a nested object', () => {
-      expect(renderBody({ ...SECOND, user_id: 3 }, 'xml', GADGETS, URL)).toBe(
+      expect(renderBody({ ...SECOND, user_id: 3 }, 'xml', GADGETS, () => URL)).toBe(
         DECLARATION + `<hash>${SECOND_XML}</hash>\n`,
       );
     });

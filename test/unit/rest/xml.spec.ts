@@ -157,7 +157,8 @@ describe('encodeXml with a shape', () => {
   it('should sanitise item names given to arrayShape', () => {
     expect(arrayShape('phone_number', ANY)).toEqual({
       kind: 'array',
-      item: 'phone-number',
+      itemOpen: '<phone-number',
+      itemClose: '</phone-number>',
       of: ANY,
     });
   });
@@ -366,7 +367,7 @@ describe('escaping', () => {
           '</errors></hash>',
       ),
     );
-    const parsed = await parseWellFormed(xml);
+    const parsed = (await parseWellFormed(xml)) as { hash: { errors: object[] } };
     expect(Object.keys(parsed.hash.errors[0])).toEqual([
       'field--evil-attr--1--',
       'field-1-2',

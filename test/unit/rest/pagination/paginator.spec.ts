@@ -206,6 +206,16 @@ describe('Paginator.window', () => {
     });
   });
 
+  it('should keep the offset a safe integer however far past the end the page is', () => {
+    const uncapped = paginator({ maxPageSize: null });
+    const request = uncapped.request({ page: '9'.repeat(30), page_size: '9'.repeat(30) });
+    expect(request).toStrictEqual({ all: false, page: 1e12, pageSize: 1e12 });
+    expect(uncapped.window(request)).toStrictEqual({
+      limit: 1e12,
+      offset: Number.MAX_SAFE_INTEGER,
+    });
+  });
+
   it('should fetch everything for a whole-set request', () => {
     expect(demo.window({ all: true })).toBeNull();
     expect(new Paginator(null).window({ all: true })).toBeNull();
