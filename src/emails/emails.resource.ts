@@ -1,4 +1,12 @@
-import { boolean, foreignKey, integer, reference, string, userSummary } from '../rest/fields';
+import {
+  boolean,
+  foreignKey,
+  integer,
+  reference,
+  string,
+  userSummary,
+  owner,
+} from '../rest/fields';
 import { CollectionRoutes } from '../rest/collection.controller';
 import { defineResource } from '../rest/resource';
 
@@ -15,12 +23,7 @@ export const EMAILS = defineResource({
     }),
     boolean('is_primary', { write: { default: false } }),
     foreignKey('user_id', 'users', { required: true }),
-    reference('user', {
-      table: 'users',
-      targetColumn: 'id',
-      rootColumn: 'user_id',
-      fields: userSummary(),
-    }),
+    owner(),
     // The user whose billing address this is: users.email_id points here.
     reference('billing_user', {
       table: 'users',

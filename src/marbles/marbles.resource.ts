@@ -1,13 +1,4 @@
-import {
-  boolean,
-  decimal,
-  foreignKey,
-  integer,
-  reference,
-  string,
-  timestamp,
-  userSummary,
-} from '../rest/fields';
+import { boolean, decimal, foreignKey, integer, string, owner, timestamp } from '../rest/fields';
 import { CollectionRoutes } from '../rest/collection.controller';
 import { defineResource } from '../rest/resource';
 
@@ -31,12 +22,7 @@ export const MARBLES = defineResource({
     timestamp('created_at'),
     timestamp('updated_at'),
     foreignKey('user_id', 'users', { nullable: true, default: null }),
-    reference('user', {
-      table: 'users',
-      targetColumn: 'id',
-      rootColumn: 'user_id',
-      fields: userSummary(),
-    }),
+    owner(),
     // MySQL TEXT holds 64 KiB: 10 000 characters of up to 4 bytes fit.
     string('description', { searchable: true, write: { default: '', maxLength: 10_000 } }),
     string('picture'),

@@ -1,4 +1,4 @@
-import { foreignKey, integer, reference, string, userSummary } from '../rest/fields';
+import { foreignKey, integer, string, owner } from '../rest/fields';
 import { CollectionRoutes } from '../rest/collection.controller';
 import { defineResource } from '../rest/resource';
 
@@ -14,12 +14,7 @@ export const PHONE_NUMBERS = defineResource({
       write: { required: true, notBlank: true, maxLength: 255, unique: true },
     }),
     foreignKey('user_id', 'users', { required: true }),
-    reference('user', {
-      table: 'users',
-      targetColumn: 'id',
-      rootColumn: 'user_id',
-      fields: userSummary(),
-    }),
+    owner(),
   ],
 });
 

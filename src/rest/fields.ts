@@ -124,6 +124,16 @@ export function reference(
   return { kind: 'reference', name, omitWhenAbsent: options.omitWhenAbsent ?? true, ...options };
 }
 
+/** `user: {id, login}`, the owner a record points to with its `user_id`. */
+export function owner(): ReferenceField {
+  return reference('user', {
+    table: 'users',
+    targetColumn: 'id',
+    rootColumn: 'user_id',
+    fields: userSummary(),
+  });
+}
+
 export function collection(
   name: string,
   options: Omit<CollectionField, 'kind' | 'name'>,
