@@ -1,11 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfigModule } from './config/config.module';
 import { AppConfig } from './config/configuration';
-import { DatabaseModule } from './database/database';
 import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { openDatabase } from './database/migrate';
@@ -15,10 +13,8 @@ import { loggerParams } from './logging';
 import { MarblesModule } from './marbles/marbles.module';
 import { MoviesModule } from './movies/movies.module';
 import { PhoneNumbersModule } from './phone-numbers/phone-numbers.module';
-import { ApiDocsModule } from './rest/api-docs';
-import { ApiExceptionFilter } from './rest/api-exception.filter';
-import { PaginatorModule } from './rest/pagination/paginator.module';
-import { RenderInterceptor } from './rest/render.interceptor';
+import { PaginatorModule } from './rest/http/paginator.module';
+import { RestModule } from './rest/http/rest.module';
 
 @Module({})
 export class AppModule {
@@ -42,11 +38,13 @@ export class AppModule {
         }),
         TypeOrmModule.forRootAsync({
           inject: [APP_CONFIG],
-          useFactory: (app: AppConfig) => dataSourceOptions(app.database),
+          useFactory: (app: AppConfig) => ({
+            ...dataSourceOptions(app.database),
+            autoLoadEntities: true,
+          }),
           dataSourceFactory: (options) => openDatabase(options!),
         }),
-        DatabaseModule,
-        ApiDocsModule,
+        RestModule,
         PaginatorModule.forRoot(),
         DemoDataModule,
         HealthModule,
@@ -54,10 +52,6 @@ export class AppModule {
         MarblesModule,
         PhoneNumbersModule,
         MoviesModule,
-      ],
-      providers: [
-        { provide: APP_INTERCEPTOR, useClass: RenderInterceptor },
-        { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],
     };
   }

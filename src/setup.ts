@@ -6,10 +6,10 @@ import type { NextFunction, Request, Response } from 'express';
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { accessLog } from './logging';
-import { ApiDocs } from './rest/api-docs';
-import { bodyParsers } from './rest/body';
-import { negotiateFormat } from './rest/format';
-import { requireWriteToken } from './rest/write-token';
+import { ApiDocs } from './rest/http/api-docs';
+import { bodyParsers } from './rest/http/body';
+import { negotiateFormat } from './rest/http/format';
+import { requireWriteToken } from './rest/http/write-token';
 
 /** Options for creating the application: bodies are parsed by `bodyParsers`, not Nest's parser. */
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };

@@ -2,12 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { DatabaseConfig } from '../config/configuration';
-import { Email } from '../emails/email.entity';
-import { Genre } from '../genres/genre.entity';
-import { Marble } from '../marbles/marble.entity';
-import { Movie } from '../movies/movie.entity';
-import { PhoneNumber } from '../phone-numbers/phone-number.entity';
-import { User } from '../users/user.entity';
 import { Init1732000000000 } from './migrations/1732000000000-init';
 
 /** The part of better-sqlite3's Database used here. */
@@ -15,13 +9,16 @@ interface SqliteDatabase {
   function(name: string, options: { deterministic: boolean }, fn: (text: unknown) => unknown): void;
 }
 
-export const ENTITIES = [User, Genre, Email, Marble, PhoneNumber, Movie];
 export const MIGRATIONS = [Init1732000000000];
 
-/** TypeORM options for a configured database. Schema changes are migrations, never `synchronize`. */
+/**
+ * TypeORM options for a configured database. Schema changes are migrations, never `synchronize`.
+ * Entities are registered by the feature modules that use them (`autoLoadEntities`); migrations
+ * and the demo data need none.
+ */
 export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
+    entities: [],
     migrations: MIGRATIONS,
     // Run by openDatabase, under a lock, rather than by TypeORM on connect.
     migrationsRun: false,

@@ -4,7 +4,7 @@
  * marbles load in about a minute.
  */
 import { DataSource, QueryRunner } from 'typeorm';
-import { toDatabaseTimestamp } from '../rest/list-query';
+import { toDatabaseTimestamp } from '../rest/core/list-query';
 
 export interface DemoDataOptions {
   /** Number of marbles; the large benchmark mode raises it. Default 120. */

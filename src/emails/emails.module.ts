@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
-import { PaginatorModule } from '../rest/pagination/paginator.module';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PaginatorModule } from '../rest/http/paginator.module';
+import { User } from '../users/user.entity';
+import { Email } from './email.entity';
 import { EmailsController } from './emails.controller';
+import { EMAILS } from './emails.resource';
 import { EmailsService } from './emails.service';
 
 @Module({
-  imports: [PaginatorModule.forFeature({ pageSize: 30 })],
+  imports: [PaginatorModule.forFeature(EMAILS.pagination), TypeOrmModule.forFeature([Email, User])],
   controllers: [EmailsController],
   providers: [EmailsService],
 })

@@ -2,15 +2,15 @@ import {
   boolean,
   foreignKey,
   integer,
+  owner,
   reference,
   string,
   userSummary,
-  owner,
-} from '../rest/fields';
-import { CollectionRoutes } from '../rest/collection.controller';
-import { defineResource } from '../rest/resource';
+} from '../rest/core/fields';
+import { defineResource } from '../rest/core/resource';
 
 export const EMAILS = defineResource({
+  path: '/api/demo/emails',
   singular: 'email',
   plural: 'emails',
   label: 'Email',
@@ -21,7 +21,13 @@ export const EMAILS = defineResource({
       searchable: true,
       write: { required: true, email: true, maxLength: 255, unique: true },
     }),
-    boolean('is_primary', { write: { default: false } }),
+    // One primary per user (CONTRACT §3), backed by the unique index uq_emails_primary_user_id.
+    boolean('is_primary', {
+      write: {
+        default: false,
+        exclusiveWithin: { field: 'user_id', uniqueKey: 'primary_user_id' },
+      },
+    }),
     foreignKey('user_id', 'users', { required: true }),
     owner(),
     // The user whose billing address this is: users.email_id points here.
@@ -32,11 +38,6 @@ export const EMAILS = defineResource({
       fields: userSummary(),
     }),
   ],
-});
-
-export const EMAILS_ROUTES: CollectionRoutes = {
-  path: '/api/demo/emails',
-  bulk: true,
   probes: true,
-  paginated: true,
-};
+  pagination: { pageSize: 30 },
+});

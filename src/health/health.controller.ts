@@ -1,7 +1,7 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { ApiError } from '../rest/api-error';
+import { ApiError } from '../rest/http/api-error';
 
 @Controller('health')
 @ApiTags('health')

@@ -1,15 +1,15 @@
 import { Body, Controller, Param, Patch } from '@nestjs/common';
-import { ApiDocs } from '../rest/api-docs';
-import { CollectionController } from '../rest/collection.controller';
-import { MessageDoc } from '../rest/openapi';
-import { RecordIdPipe } from '../rest/record-id.pipe';
-import { MARBLES, MARBLES_ROUTES } from './marbles.resource';
+import { ApiDocs } from '../rest/http/api-docs';
+import { CollectionController } from '../rest/http/collection.controller';
+import { MessageDoc } from '../rest/http/openapi';
+import { RecordIdPipe } from '../rest/http/record-id.pipe';
+import { MARBLES } from './marbles.resource';
 import { MarblesService } from './marbles.service';
 
 const MarbleId = new RecordIdPipe(MARBLES);
 
-@Controller(MARBLES_ROUTES.path)
-export class MarblesController extends CollectionController(MARBLES, MARBLES_ROUTES) {
+@Controller(MARBLES.path)
+export class MarblesController extends CollectionController(MARBLES) {
   constructor(
     private readonly marbles: MarblesService,
     docs: ApiDocs,

@@ -1,8 +1,16 @@
-import { boolean, decimal, foreignKey, integer, string, owner, timestamp } from '../rest/fields';
-import { CollectionRoutes } from '../rest/collection.controller';
-import { defineResource } from '../rest/resource';
+import {
+  boolean,
+  decimal,
+  foreignKey,
+  integer,
+  owner,
+  string,
+  timestamp,
+} from '../rest/core/fields';
+import { defineResource } from '../rest/core/resource';
 
 export const MARBLES = defineResource({
+  path: '/api/demo/marbles',
   singular: 'marble',
   plural: 'marbles',
   label: 'Marble',
@@ -27,11 +35,5 @@ export const MARBLES = defineResource({
     string('description', { searchable: true, write: { default: '', maxLength: 10_000 } }),
     string('picture'),
   ],
+  pagination: { pageSize: 30 },
 });
-
-export const MARBLES_ROUTES: CollectionRoutes = {
-  path: '/api/demo/marbles',
-  bulk: true,
-  probes: false,
-  paginated: true,
-};

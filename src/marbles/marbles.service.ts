@@ -1,45 +1,39 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../database/database';
-import { RecordCollection } from '../rest/collection';
-import { invalid } from '../rest/record-writer';
-import { InputReader } from '../rest/input';
-import { Paginator } from '../rest/pagination/paginator';
-import { Message } from '../rest/render';
-import { canonicalDecimal } from '../rest/values';
-import { Marble } from './marble.entity';
-import { MARBLES, MARBLES_ROUTES } from './marbles.resource';
+import { RecordError } from '../rest/core/errors';
+import { InputReader } from '../rest/core/input';
+import { Paginator } from '../rest/core/paginator';
+import { Message } from '../rest/core/render';
+import { RecordCollection } from '../rest/sql/collection';
+import { SqlDatabase } from '../rest/sql/port';
+import { MARBLES } from './marbles.resource';
 
 @Injectable()
 export class MarblesService extends RecordCollection {
   private readonly input = new InputReader(MARBLES);
 
-  constructor(db: Database, paginator: Paginator) {
-    super(MARBLES, db, paginator, { entity: Marble, bulk: MARBLES_ROUTES.bulk });
+  constructor(db: SqlDatabase, paginator: Paginator) {
+    super(MARBLES, db, paginator);
   }
 
-  /** Sets the price in one statement; body `{price}`, validated as the price field. */
+  /** Sets the price; body `{price}`, validated as the price field. */
   async adjustPrice(id: number, body: unknown): Promise<Message> {
-    const record = this.input.unwrap(body);
-    const price = (record as { price?: unknown } | undefined)?.price;
+    const price = (this.input.unwrap(body) as { price?: unknown } | undefined)?.price;
     if (price === undefined || price === null) {
-      invalid({
+      throw RecordError.validation({
         price: [price === null ? 'This field may not be null.' : 'This field is required.'],
       });
     }
     const { values, errors } = await this.input.read({ price }, 'update');
-    if (errors) invalid(errors);
-    await this.writer.change(id, `${this.q('price')} = ?`, [values.price], 'price');
-    return new Message(`Price updated to ${canonicalDecimal(values.price as string)}.`);
+    if (errors) throw RecordError.validation(errors);
+    const changed = await this.writer.change(id, () => ({ price: values.price }));
+    return new Message(`Price updated to ${changed.price as string}.`);
   }
 
   /** Flips the flag in one atomic change: N concurrent toggles flip it exactly N times. */
   async toggleIsDiscounted(id: number): Promise<Message> {
-    const flag = this.q('is_discounted');
-    const value = await this.writer.change(id, `${flag} = 1 - ${flag}`, [], 'is_discounted');
-    return new Message(`Is discounted toggled to ${Number(value) === 1}.`);
-  }
-
-  private q(name: string): string {
-    return this.db.quote(name);
+    const changed = await this.writer.change(id, (current) => ({
+      is_discounted: !current.is_discounted,
+    }));
+    return new Message(`Is discounted toggled to ${changed.is_discounted as boolean}.`);
   }
 }

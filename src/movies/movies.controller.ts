@@ -1,11 +1,11 @@
 import { Controller } from '@nestjs/common';
-import { ApiDocs } from '../rest/api-docs';
-import { CollectionController } from '../rest/collection.controller';
-import { MOVIES, MOVIES_ROUTES } from './movies.resource';
+import { ApiDocs } from '../rest/http/api-docs';
+import { CollectionController } from '../rest/http/collection.controller';
+import { MOVIES } from './movies.resource';
 import { MoviesService } from './movies.service';
 
-@Controller(MOVIES_ROUTES.path)
-export class MoviesController extends CollectionController(MOVIES, MOVIES_ROUTES) {
+@Controller(MOVIES.path)
+export class MoviesController extends CollectionController(MOVIES) {
   constructor(service: MoviesService, docs: ApiDocs) {
     super(service, docs);
   }

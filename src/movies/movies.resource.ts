@@ -8,11 +8,11 @@ import {
   string,
   timestamp,
   userSummary,
-} from '../rest/fields';
-import { CollectionRoutes } from '../rest/collection.controller';
-import { defineResource } from '../rest/resource';
+} from '../rest/core/fields';
+import { defineResource } from '../rest/core/resource';
 
 export const MOVIES = defineResource({
+  path: '/api/plain/movies',
   singular: 'movie',
   plural: 'movies',
   label: 'Movie',
@@ -56,12 +56,7 @@ export const MOVIES = defineResource({
       writeAs: 'user_ids',
     }),
   ],
-});
-
-/** The interface document: no collection-wide update or delete, no probes, a bare list. */
-export const MOVIES_ROUTES: CollectionRoutes = {
-  path: '/api/plain/movies',
+  // The interface document: no bulk create, update_all or destroy_all, and a bare list.
   bulk: false,
-  probes: false,
-  paginated: false,
-};
+  pagination: null,
+});

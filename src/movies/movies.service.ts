@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../database/database';
-import { RecordCollection } from '../rest/collection';
-import { Paginator } from '../rest/pagination/paginator';
-import { Movie } from './movie.entity';
-import { MOVIES, MOVIES_ROUTES } from './movies.resource';
+import { Paginator } from '../rest/core/paginator';
+import { RecordCollection } from '../rest/sql/collection';
+import { SqlDatabase } from '../rest/sql/port';
+import { MOVIES } from './movies.resource';
 
 @Injectable()
 export class MoviesService extends RecordCollection {
-  constructor(db: Database, paginator: Paginator) {
-    super(MOVIES, db, paginator, { entity: Movie, bulk: MOVIES_ROUTES.bulk });
+  constructor(db: SqlDatabase, paginator: Paginator) {
+    super(MOVIES, db, paginator);
   }
 }

@@ -1,8 +1,8 @@
-import { foreignKey, integer, string, owner } from '../rest/fields';
-import { CollectionRoutes } from '../rest/collection.controller';
-import { defineResource } from '../rest/resource';
+import { foreignKey, integer, owner, string } from '../rest/core/fields';
+import { defineResource } from '../rest/core/resource';
 
 export const PHONE_NUMBERS = defineResource({
+  path: '/api/demo/phone_numbers',
   singular: 'phone_number',
   plural: 'phone_numbers',
   label: 'Phone number',
@@ -16,11 +16,6 @@ export const PHONE_NUMBERS = defineResource({
     foreignKey('user_id', 'users', { required: true }),
     owner(),
   ],
-});
-
-export const PHONE_NUMBERS_ROUTES: CollectionRoutes = {
-  path: '/api/demo/phone_numbers',
-  bulk: true,
   probes: true,
-  paginated: true,
-};
+  pagination: { pageSize: 30 },
+});

@@ -1,0 +1,157 @@
+/**
+ * Field declarations: the one description of a collection that the serializers, the list-query
+ * parser, the SQL adapter, the validators and the OpenAPI document are all derived from.
+ */
+
+export type ScalarType = 'integer' | 'string' | 'boolean' | 'decimal' | 'timestamp';
+
+/** Rules that apply when a client writes the field. Absent means the field is read-only. */
+export interface WriteRules {
+  /** Must be present on create. Default false. */
+  required?: boolean;
+  /** Value stored on create when the client omits the field. */
+  default?: string | number | boolean | null;
+  /** `null` is accepted. Default false. */
+  nullable?: boolean;
+  /** Maximum length of a string. */
+  maxLength?: number;
+  /** A string must contain a non-blank character. Default false. */
+  notBlank?: boolean;
+  /** The string must be an e-mail address. Default false. */
+  email?: boolean;
+  /** Inclusive lower bound of an integer. */
+  min?: number;
+  /** Exclusive lower bound of a decimal, as a decimal string. */
+  greaterThan?: string;
+  /** Inclusive upper bound of a decimal, as a decimal string. */
+  max?: string;
+  /** No two records may share the value. Default false. */
+  unique?: boolean;
+  /** The value is the id of a row of this table, which must exist. */
+  references?: string;
+  /**
+   * For a boolean: at most one record per value of another field has it true, and a record that
+   * becomes true takes it from the other (an e-mail made primary unflags the user's old primary).
+   */
+  exclusiveWithin?: ExclusiveWithin;
+}
+
+export interface ExclusiveWithin {
+  /** The field that groups the records, e.g. `user_id`. */
+  field: string;
+  /**
+   * On MySQL, a generated column holding the group only where the flag is true, under a unique
+   * index: the other record is found and locked through it, one row rather than the group's.
+   */
+  uniqueKey?: string;
+}
+
+export interface ScalarField {
+  kind: 'scalar';
+  /** Name in JSON, in query parameters and in request bodies. */
+  name: string;
+  type: ScalarType;
+  /** Column in the collection's table. Defaults to `name`. */
+  column: string;
+  /** Sent in responses. False for foreign keys that are rendered as nested objects. */
+  rendered: boolean;
+  /** Searched by `?search=`. */
+  searchable: boolean;
+  /** Digits after the point, for decimals. */
+  scale?: number;
+  write?: WriteRules;
+}
+
+/** A to-one relation rendered as a nested object, e.g. a marble's `user`. */
+export interface ReferenceField {
+  kind: 'reference';
+  name: string;
+  /** Table of the referenced rows. */
+  table: string;
+  /** Join condition: `{target}.{targetColumn} = {root}.{rootColumn}`. */
+  targetColumn: string;
+  rootColumn: string;
+  fields: ScalarField[];
+  /** When there is no related row the key is left out of the record, else it is `null`. */
+  omitWhenAbsent: boolean;
+}
+
+/** A to-many relation through a join table, loaded for a whole page in one query. */
+export interface CollectionField {
+  kind: 'collection';
+  name: string;
+  /** Join table and its two foreign keys. */
+  through: string;
+  ownerColumn: string;
+  targetColumn: string;
+  table: string;
+  fields: ScalarField[];
+  /** Loaded in index responses; when false, index responses carry `[]`. */
+  inIndex: boolean;
+  /** Body key by which a client sets the relation, e.g. `user_ids`. */
+  writeAs?: string;
+}
+
+export type Field = ScalarField | ReferenceField | CollectionField;
+
+interface ScalarOptions {
+  column?: string;
+  rendered?: boolean;
+  searchable?: boolean;
+  scale?: number;
+  write?: WriteRules;
+}
+
+function scalar(type: ScalarType) {
+  return (name: string, options: ScalarOptions = {}): ScalarField => ({
+    kind: 'scalar',
+    name,
+    type,
+    column: options.column ?? name,
+    rendered: options.rendered ?? true,
+    searchable: options.searchable ?? false,
+    scale: options.scale,
+    write: options.write,
+  });
+}
+
+export const integer = scalar('integer');
+export const string = scalar('string');
+export const boolean = scalar('boolean');
+export const decimal = scalar('decimal');
+export const timestamp = scalar('timestamp');
+
+/** A foreign key: writable and filterable under its own name, never rendered. */
+export function foreignKey(name: string, table: string, write: WriteRules = {}): ScalarField {
+  return integer(name, { rendered: false, write: { ...write, references: table } });
+}
+
+/** `{id, login}` of a user, the shape every user reference has. */
+export const userSummary = (): ScalarField[] => [integer('id'), string('login')];
+
+/** `{id, name}` of a genre. */
+export const genreSummary = (): ScalarField[] => [integer('id'), string('name')];
+
+export function reference(
+  name: string,
+  options: Omit<ReferenceField, 'kind' | 'name' | 'omitWhenAbsent'> & { omitWhenAbsent?: boolean },
+): ReferenceField {
+  return { kind: 'reference', name, omitWhenAbsent: options.omitWhenAbsent ?? true, ...options };
+}
+
+/** `user: {id, login}`, the owner a record points to with its `user_id`. */
+export function owner(): ReferenceField {
+  return reference('user', {
+    table: 'users',
+    targetColumn: 'id',
+    rootColumn: 'user_id',
+    fields: userSummary(),
+  });
+}
+
+export function collection(
+  name: string,
+  options: Omit<CollectionField, 'kind' | 'name'>,
+): CollectionField {
+  return { kind: 'collection', name, ...options };
+}

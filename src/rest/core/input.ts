@@ -1,0 +1,128 @@
+/**
+ * From a request body to the values of a write (CONTRACT §4): unwrap `{"marble": {...}}`, ignore
+ * read-only fields, reject unknown ones, coerce numeric strings and boolean spellings, then run
+ * the class-validator DTO. Every problem is reported at once, keyed by field.
+ */
+import { validate } from 'class-validator';
+import { FieldErrors } from './errors';
+import { ResourceDefinition } from './resource';
+import { WritableField, inputClass, inputKey, writableFields } from './validation';
+import { canonicalDecimal, isPlainObject } from './values';
+
+export type Values = Record<string, unknown>;
+
+export type InputMode = 'create' | 'update';
+
+export interface InputResult {
+  values: Values;
+  errors?: FieldErrors;
+}
+
+export class InputReader {
+  private readonly writable = new Map<string, WritableField>();
+  private readonly readOnly = new Set<string>();
+  private readonly dto: new () => object;
+
+  constructor(private readonly resource: ResourceDefinition) {
+    for (const field of writableFields(resource)) this.writable.set(inputKey(field), field);
+    for (const field of resource.fields) {
+      if (!this.writable.has(field.name)) this.readOnly.add(field.name);
+    }
+    this.dto = inputClass(resource);
+  }
+
+  /** `{"marble": {...}}` → `{...}`; anything else as it is. */
+  unwrap(body: unknown): unknown {
+    if (isPlainObject(body)) {
+      const keys = Object.keys(body);
+      const inner = body[this.resource.singular];
+      if (keys.length === 1 && isPlainObject(inner)) return inner;
+    }
+    return body;
+  }
+
+  /** Values of one record. On create, required fields are enforced and defaults filled in. */
+  async read(body: Record<string, unknown>, mode: InputMode): Promise<InputResult> {
+    const values: Values = {};
+    // No prototype: a field named `__proto__` is reported like any other unknown field.
+    const errors: FieldErrors = Object.create(null);
+    for (const [key, raw] of Object.entries(body)) {
+      const field = this.writable.get(key);
+      if (!field) {
+        if (!this.readOnly.has(key))
+          errors[key] = [`Unknown field; ${this.resource.singular} has no such field.`];
+        continue;
+      }
+      if (raw === undefined) continue;
+      if (raw === null) {
+        const nullable = field.kind === 'scalar' && field.write?.nullable;
+        if (!nullable) errors[key] = ['This field may not be null.'];
+        values[key] = null;
+        continue;
+      }
+      values[key] = coerce(field, raw);
+      if (typeof values[key] === 'string' && !(values[key] as string).isWellFormed()) {
+        errors[key] = ['Must be valid Unicode text.'];
+      }
+    }
+    if (mode === 'create') {
+      for (const [key, field] of this.writable) {
+        if (key in values || errors[key]) continue;
+        const rules = field.kind === 'scalar' ? field.write : undefined;
+        if (rules?.required) errors[key] = ['This field is required.'];
+        else if (rules?.default !== undefined) values[key] = rules.default;
+      }
+    }
+    const candidate: Values = Object.assign(new this.dto(), values);
+    for (const key of Object.keys(errors)) {
+      if (this.writable.has(key)) candidate[key] = undefined; // already judged
+    }
+    const failures = await validate(candidate, {
+      forbidUnknownValues: false,
+      stopAtFirstError: true,
+    });
+    for (const failure of failures) {
+      if (errors[failure.property]) continue;
+      errors[failure.property] = Object.values(failure.constraints ?? {});
+    }
+    return Object.keys(errors).length > 0 ? { values, errors } : { values };
+  }
+}
+
+const INTEGER = /^-?\d{1,16}$/;
+
+function coerce(field: WritableField, raw: unknown): unknown {
+  if (field.kind === 'collection') {
+    return Array.isArray(raw)
+      ? raw.map((id) => (typeof id === 'string' && INTEGER.test(id) ? Number(id) : id))
+      : raw;
+  }
+  switch (field.type) {
+    case 'integer':
+      return typeof raw === 'string' && INTEGER.test(raw) ? Number(raw) : raw;
+    case 'boolean':
+      return toBoolean(raw);
+    case 'decimal':
+      if (typeof raw === 'number' && Number.isFinite(raw)) return canonicalDecimal(String(raw));
+      return typeof raw === 'string' && /^-?\d+(\.\d+)?$/.test(raw) ? canonicalDecimal(raw) : raw;
+    default:
+      return raw;
+  }
+}
+
+function toBoolean(raw: unknown): unknown {
+  switch (typeof raw === 'string' ? raw.toLowerCase() : raw) {
+    case true:
+    case 1:
+    case 'true':
+    case '1':
+      return true;
+    case false:
+    case 0:
+    case 'false':
+    case '0':
+      return false;
+    default:
+      return raw;
+  }
+}

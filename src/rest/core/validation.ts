@@ -1,0 +1,135 @@
+/**
+ * The class-validator DTO of a collection's writable fields, built from its declaration, so the
+ * rules a write is checked against are the ones the declaration states.
+ */
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsInt,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidationArguments,
+  registerDecorator,
+} from 'class-validator';
+import { CollectionField, ScalarField } from './fields';
+import { namedClass, pascal } from './names';
+import { ResourceDefinition } from './resource';
+import { INT_MAX, compareDecimals, decimalPattern } from './values';
+
+type Decorator = PropertyDecorator;
+type Class = new () => object;
+
+/** Most ids accepted in one list field (genre_ids, user_ids). */
+export const MAX_IDS = 1000;
+
+/** What a client may send for one writable field. */
+export type WritableField = ScalarField | CollectionField;
+
+export function writableFields(resource: ResourceDefinition): WritableField[] {
+  return resource.fields.filter(
+    (f): f is WritableField =>
+      (f.kind === 'scalar' && f.write !== undefined) || (f.kind === 'collection' && !!f.writeAs),
+  );
+}
+
+/** Body key of a writable field: its name, or `writeAs` for a to-many relation. */
+export function inputKey(field: WritableField): string {
+  return field.kind === 'collection' ? field.writeAs! : field.name;
+}
+
+/** Present and not null: absence and null are judged before class-validator runs. */
+const present = (key: string) => ValidateIf((o: Record<string, unknown>) => o[key] != null);
+
+function decimalWithin(field: ScalarField): Decorator {
+  const rules = field.write ?? {};
+  return (target, key) =>
+    registerDecorator({
+      name: 'decimalWithin',
+      target: target.constructor,
+      propertyName: key as string,
+      validator: {
+        validate(value: unknown) {
+          // Not a decimal at all: the format rule reports it; bounds apply to decimals only.
+          if (typeof value !== 'string' || !decimalPattern(field.scale ?? 2).test(value))
+            return true;
+          if (rules.greaterThan !== undefined && compareDecimals(value, rules.greaterThan) <= 0) {
+            return false;
+          }
+          return rules.max === undefined || compareDecimals(value, rules.max) <= 0;
+        },
+        defaultMessage(args: ValidationArguments) {
+          const bounds = [
+            rules.greaterThan !== undefined ? `greater than ${rules.greaterThan}` : '',
+            rules.max !== undefined ? `at most ${rules.max}` : '',
+          ].filter(Boolean);
+          return `Must be ${bounds.join(' and ')}; got ${String(args.value)}.`;
+        },
+      },
+    });
+}
+
+function validators(field: WritableField): Decorator[] {
+  if (field.kind === 'collection') {
+    return [
+      IsArray({ message: 'Must be a list of ids.' }),
+      ArrayMaxSize(MAX_IDS, { message: `Must have at most ${MAX_IDS} ids.` }),
+      IsInt({ each: true, message: 'Must be a list of ids.' }),
+      Min(1, { each: true, message: 'Must be a list of ids.' }),
+      Max(INT_MAX, { each: true, message: 'Must be a list of ids.' }),
+    ];
+  }
+  const rules = field.write ?? {};
+  switch (field.type) {
+    case 'integer':
+      return [
+        IsInt({ message: 'Must be an integer.' }),
+        Min(rules.min ?? (rules.references ? 1 : -INT_MAX), {
+          message: `Must be at least ${rules.min ?? (rules.references ? 1 : -INT_MAX)}.`,
+        }),
+        Max(INT_MAX, { message: `Must be at most ${INT_MAX}.` }),
+      ];
+    case 'boolean':
+      return [IsBoolean({ message: 'Must be true or false.' })];
+    case 'decimal':
+      return [
+        Matches(decimalPattern(field.scale ?? 2), {
+          message: `Must be a decimal number with at most ${field.scale ?? 2} decimal places.`,
+        }),
+        decimalWithin(field),
+      ];
+    default: {
+      const list: Decorator[] = [IsString({ message: 'Must be a string.' })];
+      if (rules.maxLength) {
+        list.push(
+          MaxLength(rules.maxLength, {
+            message: `Must be at most ${rules.maxLength} characters long.`,
+          }),
+        );
+      }
+      if (rules.notBlank) list.push(Matches(/\S/, { message: 'May not be blank.' }));
+      if (rules.email) list.push(IsEmail({}, { message: 'Must be a valid e-mail address.' }));
+      return list;
+    }
+  }
+}
+
+const inputs = new WeakMap<ResourceDefinition, Class>();
+
+/** The class-validator DTO of a collection's writable fields. */
+export function inputClass(resource: ResourceDefinition): Class {
+  let cls = inputs.get(resource);
+  if (cls) return cls;
+  cls = namedClass(`${pascal(resource.singular)}Input`);
+  for (const field of writableFields(resource)) {
+    const key = inputKey(field);
+    for (const decorate of [present(key), ...validators(field)]) decorate(cls.prototype, key);
+  }
+  inputs.set(resource, cls);
+  return cls;
+}

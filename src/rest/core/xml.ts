@@ -1,0 +1,150 @@
+/**
+ * XML encoding of response bodies (CONTRACT §2).
+ *
+ * The encoder is driven by a shape computed once per collection from its field declarations, so
+ * the `type` attribute of a value comes from its declaration (a decimal and a string are both
+ * strings in JSON) and every tag name is built once, not per row. Values without a declared
+ * shape (messages, error maps) are encoded by their JavaScript type.
+ */
+import { singular } from './names';
+
+export type XmlScalarType = 'string' | 'integer' | 'boolean' | 'decimal' | 'dateTime';
+
+export type XmlShape =
+  | { kind: 'scalar'; type: XmlScalarType }
+  | { kind: 'object'; members: XmlMember[] }
+  | { kind: 'array'; itemOpen: string; itemClose: string; of: XmlShape }
+  | { kind: 'any' };
+
+export interface XmlMember {
+  key: string;
+  shape: XmlShape;
+  /** Precomputed `<tag`, `</tag>` pieces. */
+  open: string;
+  close: string;
+}
+
+export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
+
+export const ANY: XmlShape = { kind: 'any' };
+
+export function member(key: string, shape: XmlShape): XmlMember {
+  const tag = xmlName(key);
+  return { key, shape, open: `<${tag}`, close: `</${tag}>` };
+}
+
+export function objectShape(members: XmlMember[]): XmlShape {
+  return { kind: 'object', members };
+}
+
+export function arrayShape(item: string, of: XmlShape): XmlShape {
+  const tag = xmlName(item);
+  return { kind: 'array', itemOpen: `<${tag}`, itemClose: `</${tag}>`, of };
+}
+
+export function scalarShape(type: XmlScalarType): XmlShape {
+  return { kind: 'scalar', type };
+}
+
+/** Encodes `value` as a whole document under `root`. */
+export function encodeXml(root: string, value: unknown, shape: XmlShape = ANY): string {
+  return XML_DECLARATION + element(`<${root}`, `</${root}>`, value, shape) + '\n';
+}
+
+function element(open: string, close: string, value: unknown, shape: XmlShape): string {
+  if (value === null) return open + ' nil="true"/>';
+  switch (shape.kind) {
+    case 'scalar':
+      return scalar(open, close, value, shape.type);
+    case 'object': {
+      let out = open + '>';
+      const obj = value as Record<string, unknown>;
+      for (const m of shape.members) {
+        const v = obj[m.key];
+        if (v !== undefined) out += element(m.open, m.close, v, m.shape);
+      }
+      return out + close;
+    }
+    case 'array': {
+      const items = value as unknown[];
+      if (items.length === 0) return open + ' type="array"/>';
+      let out = open + ' type="array">';
+      for (const item of items) out += element(shape.itemOpen, shape.itemClose, item, shape.of);
+      return out + close;
+    }
+    default:
+      return inferred(open, close, value);
+  }
+}
+
+function scalar(open: string, close: string, value: unknown, type: XmlScalarType): string {
+  switch (type) {
+    case 'string':
+      return open + '>' + escapeText(String(value)) + close;
+    case 'dateTime':
+      // `2024-05-01T12:00:00.123Z` is sent as `2024-05-01T12:00:00Z`.
+      return open + ' type="dateTime">' + String(value).slice(0, 19) + 'Z' + close;
+    default:
+      return open + ` type="${type}">` + String(value) + close;
+  }
+}
+
+function inferred(open: string, close: string, value: unknown): string {
+  switch (typeof value) {
+    case 'boolean':
+      return scalar(open, close, value, 'boolean');
+    case 'number':
+      return scalar(open, close, value, Number.isInteger(value) ? 'integer' : 'decimal');
+    case 'string':
+      return scalar(open, close, value, 'string');
+  }
+  if (Array.isArray(value)) {
+    return element(open, close, value, arrayShape(singular(open.slice(1)), ANY));
+  }
+  let out = open + '>';
+  for (const [key, v] of Object.entries(value as object)) {
+    if (v === undefined) continue;
+    const tag = xmlName(key);
+    out += element(`<${tag}`, `</${tag}>`, v, ANY);
+  }
+  return out + close;
+}
+
+const NAME_CHAR = /[^A-Za-z0-9._-]/g;
+
+/**
+ * `is_primary` → `is-primary`. Names that come from a client (unknown fields in error maps) are
+ * made into valid XML names rather than trusted.
+ */
+export function xmlName(key: string): string {
+  const name = key.replace(/_/g, '-').replace(NAME_CHAR, '-');
+  return /^[A-Za-z_]/.test(name) ? name : `field-${name}`;
+}
+
+// eslint-disable-next-line no-control-regex -- these characters are exactly what is being matched
+const SPECIAL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
+// eslint-disable-next-line no-control-regex
+const SPECIAL_ALL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g;
+
+/**
+ * Escapes markup characters. Characters XML 1.0 cannot carry at all (control characters, lone
+ * surrogates) become U+FFFD, so no stored value can make the document ill-formed.
+ */
+export function escapeText(text: string): string {
+  const clean = text.isWellFormed() ? text : text.toWellFormed();
+  if (!SPECIAL.test(clean)) return clean;
+  return clean.replace(SPECIAL_ALL, (c) => {
+    switch (c) {
+      case '&':
+        return '&amp;';
+      case '<':
+        return '&lt;';
+      case '>':
+        return '&gt;';
+      case '\r':
+        return '&#13;';
+      default:
+        return '\uFFFD';
+    }
+  });
+}

@@ -1,0 +1,21 @@
+import { HttpException } from '@nestjs/common';
+import { FieldErrors, Problem, RecordError } from '../core/errors';
+
+/** The status of each problem the lower layers report. */
+const STATUS: Record<Problem, number> = { invalid: 400, 'invalid-items': 422, 'not-found': 404 };
+
+export function statusOf(error: RecordError): number {
+  return STATUS[error.problem];
+}
+
+/** An HTTP-level error (CONTRACT §5 body): a status of its own and headers to send with it. */
+export class ApiError extends HttpException {
+  constructor(
+    status: number,
+    message: string,
+    readonly errors?: FieldErrors,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message, status);
+  }
+}

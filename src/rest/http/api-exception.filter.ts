@@ -1,0 +1,91 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { RecordError } from '../core/errors';
+import { ErrorBody } from '../core/render';
+import { isDatabaseUnavailable } from '../sql/database-errors';
+import { ApiError, statusOf } from './api-error';
+import { allowedMethods } from './methods';
+import { sendError } from './respond';
+
+interface Failure {
+  status: number;
+  body: ErrorBody;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Every error leaves as CONTRACT §5 says: `{message, errors?}` in the negotiated format, with no
+ * stack trace, SQL or driver text. Here the problems of the lower layers get their HTTP status;
+ * unexpected errors are logged and answered with 500.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    const failure = this.describe(exception, req);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (failure.status === 204) {
+      res.status(204).setHeader('Allow', failure.headers!.Allow);
+      res.end();
+      return;
+    }
+    sendError(res, failure.status, failure.body, failure.headers);
+  }
+
+  private describe(exception: unknown, req: Request): Failure {
+    if (exception instanceof RecordError) {
+      return { status: statusOf(exception), body: bodyOf(exception) };
+    }
+    if (exception instanceof ApiError) {
+      return { status: exception.getStatus(), body: bodyOf(exception), headers: exception.headers };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      // The application's own 404s are RecordErrors; a bare 404 is Nest's "no route here".
+      if (status === 404) return routeNotFound(req);
+      return { status, body: { message: messageOf(exception) } };
+    }
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(`database unavailable: ${(exception as Error).message}`);
+      return {
+        status: 503,
+        body: { message: 'The database is unavailable; try again shortly.' },
+        headers: { 'Retry-After': '5' },
+      };
+    }
+    this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    return { status: 500, body: { message: 'Internal server error.' } };
+  }
+}
+
+function bodyOf(error: RecordError | ApiError): ErrorBody {
+  const body: ErrorBody = { message: error.message };
+  if (error.errors) body.errors = error.errors;
+  return body;
+}
+
+function routeNotFound(req: Request): Failure {
+  const allowed = allowedMethods(req);
+  if (allowed.length === 0) return { status: 404, body: { message: 'Not found.' } };
+  const headers = { Allow: allowed.join(', ') };
+  if (req.method === 'OPTIONS') return { status: 204, body: { message: '' }, headers };
+  return {
+    status: 405,
+    body: { message: `Method ${req.method} is not allowed here; allowed: ${allowed.join(', ')}.` },
+    headers,
+  };
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  return typeof message === 'string' ? message : exception.message;
+}

@@ -1,0 +1,84 @@
+/**
+ * Request bodies (CONTRACT §4): JSON, or XML by the §2 conventions in reverse. Installed as
+ * Express middleware in place of Nest's body parser, so that every failure (malformed, too large,
+ * unsupported type) answers in the negotiated format like any other error.
+ */
+import { raw, type NextFunction, type Request, type Response } from 'express';
+import { RecordError } from '../core/errors';
+import { parseXml } from '../core/xml-input';
+import { ApiError, statusOf } from './api-error';
+import { isRead } from './methods';
+import { sendError } from './respond';
+
+/** Largest body accepted: 1 MiB. */
+export const BODY_LIMIT = 1024 * 1024;
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json$/;
+const XML_TYPES = new Set(['application/xml', 'text/xml']);
+
+export function bodyParsers() {
+  return [raw({ type: () => true, limit: BODY_LIMIT }), decodeBody, bodyErrors];
+}
+
+function decodeBody(req: Request, _res: Response, next: NextFunction) {
+  const bytes = req.body as Buffer | undefined;
+  if (!Buffer.isBuffer(bytes) || bytes.length === 0 || isRead(req.method)) {
+    req.body = undefined;
+    return next();
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (JSON_TYPE.test(type)) {
+    try {
+      req.body = parseJson(bytes.toString('utf8'));
+      next();
+    } catch (error) {
+      next(error);
+    }
+  } else if (XML_TYPES.has(type)) {
+    parseXml(bytes.toString('utf8')).then((value) => {
+      req.body = value;
+      next();
+    }, next);
+  } else {
+    next(
+      new ApiError(
+        415,
+        `Content type "${type || '(none)'}" is not supported; send application/json or application/xml.`,
+      ),
+    );
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw RecordError.invalid('Malformed JSON in request body.');
+  }
+}
+
+const STATUS_BY_TYPE: Record<string, [number, string]> = {
+  'entity.too.large': [413, `Request body is larger than ${BODY_LIMIT} bytes.`],
+  'encoding.unsupported': [415, 'Content encoding is not supported.'],
+  'charset.unsupported': [415, 'Character set is not supported; send UTF-8.'],
+  'request.aborted': [400, 'Request body was cut short.'],
+  'request.size.invalid': [400, 'Request body does not match its Content-Length.'],
+};
+
+/** Express error handler for the parsers above; errors raised in routes go to Nest's filter. */
+function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunction) {
+  if (res.headersSent) return next(error);
+  let status = 400;
+  let message = 'Request body could not be read.';
+  if (error instanceof ApiError) {
+    status = error.getStatus();
+    message = error.message;
+  } else if (error instanceof RecordError) {
+    status = statusOf(error);
+    message = error.message;
+  } else {
+    const known = STATUS_BY_TYPE[(error as { type?: string }).type ?? ''];
+    if (known) [status, message] = known;
+  }
+  sendError(res, status, { message });
+}

@@ -1,0 +1,36 @@
+import type { Request } from 'express';
+
+interface RouteLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+  match(path: string): boolean;
+}
+
+const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Reads: their body is never read, and they need no write token. */
+export function isRead(method: string): boolean {
+  return READS.has(method);
+}
+
+/**
+ * The methods the application serves on the request's path, from Express's own route table, so
+ * a 405's `Allow` header cannot disagree with the routes.
+ */
+export function allowedMethods(req: Request): string[] {
+  const stack = (req.app as unknown as { router: { stack: RouteLayer[] } }).router.stack;
+  const methods = new Set<string>();
+  for (const layer of stack) {
+    // Wildcard routes are middleware bound to every path (request-scoped logging), not endpoints.
+    if (!layer.route || layer.route.path.includes('*') || !layer.match(req.path)) continue;
+    for (const [method, on] of Object.entries(layer.route.methods)) {
+      if (on && method !== '_all') methods.add(method.toUpperCase());
+    }
+  }
+  if (methods.size === 0) return [];
+  if (methods.has('GET')) methods.add('HEAD');
+  // Every known path answers OPTIONS: with its OpenAPI document or, elsewhere, 204 and Allow.
+  methods.add('OPTIONS');
+  return ORDER.filter((m) => methods.has(m));
+}

@@ -1,0 +1,48 @@
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_BAD_DB_ERROR',
+  // Still contended after the retries: busy rather than broken, so "try again".
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'SQLITE_BUSY',
+  'SQLITE_CANTOPEN',
+]);
+
+/** What drivers and TypeORM say of a pool or connection that is closed or was never opened. */
+const CLOSED =
+  /connection (is )?closed|Pool is closed|closed state|database connection is not open|Connection is not established/i;
+
+/** The error and the driver errors it wraps (TypeORM's `driverError`), outermost first. */
+function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    yield current as { code?: unknown; message?: unknown };
+    current = (current as { driverError?: unknown }).driverError;
+  }
+}
+
+/** The driver's error code behind a TypeORM error (`ER_DUP_ENTRY`, `SQLITE_CONSTRAINT_UNIQUE`). */
+export function errorCode(error: unknown): string {
+  let found = '';
+  for (const { code } of causes(error)) if (typeof code === 'string') found = code;
+  return found;
+}
+
+/** Whether an error means the database cannot serve now (503, try again), rather than a bug (500). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const { code, message } of causes(error)) {
+    if (typeof code === 'string' && UNAVAILABLE.has(code)) return true;
+    if (CLOSED.test(String(message))) return true;
+  }
+  return false;
+}

@@ -1,0 +1,112 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { errorCode } from './database-errors';
+import { Dialect, Row, SqlDatabase, Tx } from './port';
+
+interface MysqlPool {
+  query(
+    sql: string,
+    parameters: unknown[],
+    callback: (error: Error | null, rows: Row[]) => void,
+  ): void;
+}
+
+/**
+ * Deadlocks, and duplicate keys: a unique value that a concurrent transaction committed after our
+ * checks ran. On the retry the checks see it and answer 400 naming the field.
+ */
+const RETRYABLE = new Set([
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_DUP_ENTRY',
+  'SQLITE_BUSY',
+  'SQLITE_CONSTRAINT_UNIQUE',
+]);
+const ATTEMPTS = 5;
+
+/**
+ * The SQL port over the DataSource TypeORM opened: plain queries for reads, and transactions that
+ * are retried on deadlock.
+ *
+ * SQLite through TypeORM is one connection shared by every request, and TypeORM would nest a
+ * second request's transaction inside the first as a savepoint. So on SQLite transactions run one
+ * at a time, and a read waits while one is open: no request sees, or joins, another's
+ * uncommitted work. MySQL has a pool and real isolation and needs none of this.
+ */
+export class TypeOrmDatabase extends SqlDatabase {
+  readonly dialect: Dialect;
+  private readonly serialize: boolean;
+  /** Settles when the transactions queued so far are done (SQLite only). */
+  private queue: Promise<unknown> = Promise.resolve();
+  private open = 0;
+
+  constructor(private readonly dataSource: DataSource) {
+    super();
+    this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
+    this.serialize = this.dialect === 'sqlite';
+  }
+
+  quote(name: string): string {
+    return this.dataSource.driver.escape(name);
+  }
+
+  /**
+   * On MySQL a read goes straight to the connection pool TypeORM opened: a TypeORM query runner
+   * per statement (events, logging hooks, a promise wrapper, a copy of the rows) costs more than
+   * the query itself on the hot read path.
+   */
+  async query(sql: string, parameters: unknown[] = []): Promise<Row[]> {
+    const pool = (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
+    if (this.dialect === 'mysql' && pool) {
+      return new Promise((resolve, reject) =>
+        pool.query(sql, parameters, (error, rows) => (error ? reject(error) : resolve(rows))),
+      );
+    }
+    while (this.open > 0) await this.queue;
+    return this.dataSource.query(sql, parameters);
+  }
+
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (!this.serialize) return this.attempt(work);
+    this.open++;
+    const result = this.queue.then(() => this.attempt(work));
+    this.queue = result.catch(() => undefined).finally(() => this.open--);
+    return result;
+  }
+
+  private async attempt<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction((manager) => work(transactionOf(manager)));
+      } catch (error) {
+        if (attempt >= ATTEMPTS || !RETRYABLE.has(errorCode(error))) throw error;
+        // A short random pause, so that transactions that collided do not collide again.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      }
+    }
+  }
+}
+
+function transactionOf(manager: EntityManager): Tx {
+  return {
+    async run(sql, parameters = []) {
+      const result = await manager.queryRunner!.query(sql, parameters, true);
+      const raw = result.raw as { insertId?: unknown } | number | bigint | undefined;
+      return {
+        rows: Array.isArray(result.records) ? result.records : [],
+        affected: result.affected ?? 0,
+        // MySQL answers with a result header, SQLite with the new row id.
+        insertId: Number(typeof raw === 'object' && raw !== null ? raw.insertId : raw),
+      };
+    },
+  };
+}
+
+/**
+ * The Nest provider of the port (a plain provider object, so this layer needs no Nest import):
+ * the DataSource that TypeOrmModule opened, behind SqlDatabase.
+ */
+export const SQL_DATABASE_PROVIDER = {
+  provide: SqlDatabase,
+  useFactory: (dataSource: DataSource) => new TypeOrmDatabase(dataSource),
+  inject: [DataSource],
+};

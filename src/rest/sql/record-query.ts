@@ -1,0 +1,330 @@
+/**
+ * The SQL side of a collection, compiled once from its declaration: the select list, the joins,
+ * the SQL expression behind every filterable path and the row mapper. A request only adds WHERE,
+ * ORDER BY and LIMIT pieces made of those precompiled expressions and bound parameters, so no
+ * name a client sends reaches SQL, and no per-request work repeats what is known per collection.
+ *
+ * Statements per list request: one COUNT on the root table (joined only to what the filters
+ * name), one page query with the to-one joins, and one query per to-many relation for the whole
+ * page.
+ */
+import { CollectionField, ReferenceField, ScalarField, ScalarType } from '../core/fields';
+import { Filter, FilterValue, ListQuery, Ordering } from '../core/list-query';
+import { PageWindow } from '../core/paginator';
+import { ResourceDefinition } from '../core/resource';
+import { canonicalDecimal, isoTimestamp } from '../core/values';
+import { Row, SqlDatabase } from './port';
+
+export type ApiRecord = Record<string, unknown>;
+
+export interface ListResult {
+  records: ApiRecord[];
+  /** Size of the whole filtered set, when it was asked for. */
+  count?: number;
+}
+
+interface PathColumn {
+  type: ScalarType;
+  /** Expression compared and ordered by (decimals are cast on SQLite, which stores them as text). */
+  expression: string;
+  /** How a value of this type is bound: `?`, or a cast for decimals. */
+  placeholder: string;
+  /** Join this path needs, if it lives on a referenced table. */
+  join?: string;
+}
+
+type Reader = (row: Row) => unknown;
+
+interface Slot {
+  key: string;
+  read: Reader;
+}
+
+const ROOT = 't';
+
+/** Owners whose to-many rows one query loads; pages are smaller than this. */
+const OWNERS_PER_QUERY = 1000;
+
+export class RecordQuery {
+  /** Type of every path a client may filter and order by. */
+  readonly paths = new Map<string, ScalarType>();
+  private readonly columns = new Map<string, PathColumn>();
+  private readonly slots: Slot[] = [];
+  private readonly manyLoaders: ManyLoader[];
+  private readonly selectFrom: string;
+  private readonly countFrom: string;
+  /** `(LOWER(a) LIKE ? ESCAPE '!' OR …)` over the searchable columns, and how many `?` it has. */
+  private readonly search: { sql: string; parameters: number } | undefined;
+  private readonly idColumn: string;
+
+  constructor(
+    private readonly resource: ResourceDefinition,
+    private readonly db: SqlDatabase,
+  ) {
+    const quote = (name: string) => db.quote(name);
+    const select: string[] = [];
+    const joins: string[] = [];
+    const column = (alias: string, name: string) => `${alias}.${quote(name)}`;
+    let index = 0;
+    const selectColumn = (expression: string): string => {
+      const alias = `c${index++}`;
+      select.push(`${expression} AS ${alias}`);
+      return alias;
+    };
+
+    this.idColumn = column(ROOT, 'id');
+    this.countFrom = `FROM ${quote(resource.table)} ${ROOT}`;
+
+    for (const field of resource.fields) {
+      if (field.kind === 'scalar') {
+        const expression = column(ROOT, field.column);
+        this.addPath(field.name, field.type, expression);
+        if (field.rendered) {
+          const alias = selectColumn(expression);
+          this.slots.push({ key: field.name, read: readerFor(field.type, alias) });
+        }
+      } else if (field.kind === 'reference') {
+        const alias = `r${joins.length}`;
+        const join =
+          ` LEFT JOIN ${quote(field.table)} ${alias}` +
+          ` ON ${column(alias, field.targetColumn)} = ${column(ROOT, field.rootColumn)}`;
+        joins.push(join);
+        const members = field.fields.map((sub) => {
+          const expression = column(alias, sub.column);
+          this.addPath(`${field.name}.${sub.name}`, sub.type, expression, join);
+          return { key: sub.name, read: readerFor(sub.type, selectColumn(expression)) };
+        });
+        this.slots.push({ key: field.name, read: referenceReader(field, members) });
+      } else {
+        this.slots.push({ key: field.name, read: () => [] });
+      }
+    }
+
+    this.manyLoaders = resource.fields
+      .filter((f): f is CollectionField => f.kind === 'collection')
+      .map((field) => manyLoader(field, quote));
+    this.selectFrom = `SELECT ${select.join(', ')} ${this.countFrom}${joins.join('')}`;
+    const searched = resource.fields
+      .filter((f): f is ScalarField => f.kind === 'scalar' && f.searchable)
+      .map((f) => `LOWER(${column(ROOT, f.column)}) LIKE ? ESCAPE '!'`);
+    this.search = searched.length
+      ? { sql: `(${searched.join(' OR ')})`, parameters: searched.length }
+      : undefined;
+  }
+
+  /** The records of one page (or all, without a window) and, if asked, the filtered count. */
+  async list(query: ListQuery, window: PageWindow | null, withCount: boolean): Promise<ListResult> {
+    const where = this.where(query);
+    const countJoins = [...where.joins].join('');
+    const [records, counted] = await Promise.all([
+      this.select(
+        where.sql + this.orderBy(query.ordering) + limit(window),
+        where.parameters,
+        'index',
+      ),
+      withCount
+        ? this.db.query(
+            `SELECT COUNT(*) AS n ${this.countFrom}${countJoins}${where.sql}`,
+            where.parameters,
+          )
+        : undefined,
+    ]);
+    return { records, count: counted ? Number(counted[0].n) : undefined };
+  }
+
+  async findById(id: number): Promise<ApiRecord | undefined> {
+    const [record] = await this.select(` WHERE ${this.idColumn} = ?`, [id], 'show');
+    return record;
+  }
+
+  /** Records with the given ids, in the order of `ids` (missing ones left out). */
+  async findByIds(ids: number[]): Promise<ApiRecord[]> {
+    if (ids.length === 0) return [];
+    const records = await this.select(
+      ` WHERE ${this.idColumn} IN (${placeholders(ids.length)})`,
+      ids,
+      'show',
+    );
+    const byId = new Map<number, ApiRecord>(records.map((r) => [r.id as number, r]));
+    const found: ApiRecord[] = [];
+    for (const id of ids) {
+      const record = byId.get(id);
+      if (record) found.push(record);
+    }
+    return found;
+  }
+
+  private async select(tail: string, parameters: unknown[], view: 'index' | 'show') {
+    const rows = await this.db.query(this.selectFrom + tail, parameters);
+    const records = rows.map((row) => this.mapRow(row));
+    for (const many of this.manyLoaders) {
+      if (view === 'show' || many.field.inIndex) await this.loadMany(many, records);
+    }
+    return records;
+  }
+
+  private mapRow(row: Row): ApiRecord {
+    const record: ApiRecord = {};
+    for (const slot of this.slots) record[slot.key] = slot.read(row);
+    return record;
+  }
+
+  private async loadMany(many: ManyLoader, records: ApiRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    // A page is one query; an unpaginated list (movies) goes in chunks, within SQLite's limit of
+    // 32766 bound parameters.
+    const rows: Row[] = [];
+    for (let start = 0; start < records.length; start += OWNERS_PER_QUERY) {
+      const owners = records.slice(start, start + OWNERS_PER_QUERY).map((r) => r.id);
+      rows.push(
+        ...(await this.db.query(
+          `${many.sql} IN (${placeholders(owners.length)})${many.orderBy}`,
+          owners,
+        )),
+      );
+    }
+    const byOwner = new Map<number, unknown[]>();
+    for (const record of records) {
+      const items: unknown[] = [];
+      record[many.field.name] = items;
+      byOwner.set(record.id as number, items);
+    }
+    for (const row of rows) {
+      const item: ApiRecord = {};
+      for (const slot of many.slots) item[slot.key] = slot.read(row);
+      byOwner.get(Number(row.owner))?.push(item);
+    }
+  }
+
+  private addPath(path: string, type: ScalarType, expression: string, join?: string) {
+    this.paths.set(path, type);
+    const decimal = type === 'decimal';
+    const sqlite = this.db.dialect === 'sqlite';
+    this.columns.set(path, {
+      type,
+      expression: decimal && sqlite ? `CAST(${expression} AS REAL)` : expression,
+      placeholder: !decimal ? '?' : sqlite ? 'CAST(? AS REAL)' : 'CAST(? AS DECIMAL(65,30))',
+      join,
+    });
+  }
+
+  private where(query: ListQuery) {
+    const clauses: string[] = [];
+    const parameters: unknown[] = [];
+    const joins = new Set<string>();
+    for (const filter of query.filters) {
+      const column = this.columns.get(filter.path)!;
+      if (column.join) joins.add(column.join);
+      clauses.push(this.condition(column, filter, parameters));
+    }
+    if (query.search !== undefined && this.search) {
+      const pattern = likePattern(query.search);
+      clauses.push(this.search.sql);
+      for (let i = 0; i < this.search.parameters; i++) parameters.push(pattern);
+    }
+    return { sql: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', parameters, joins };
+  }
+
+  private condition(column: PathColumn, filter: Filter, parameters: unknown[]): string {
+    const { expression, placeholder } = column;
+    const [value] = filter.values;
+    switch (filter.op) {
+      case 'eq':
+        if (value === null) return `${expression} IS NULL`;
+        parameters.push(bindable(value));
+        return `${expression} = ${placeholder}`;
+      case 'in': {
+        const present = filter.values.filter((v) => v !== null);
+        const parts: string[] = [];
+        if (present.length > 0) {
+          parameters.push(...present.map(bindable));
+          parts.push(`${expression} IN (${present.map(() => placeholder).join(', ')})`);
+        }
+        if (present.length < filter.values.length) parts.push(`${expression} IS NULL`);
+        return `(${parts.join(' OR ')})`;
+      }
+      case 'contains':
+        parameters.push(likePattern(String(value)));
+        return `LOWER(${expression}) LIKE ? ESCAPE '!'`;
+      default:
+        parameters.push(bindable(value));
+        return `${expression} ${COMPARISONS[filter.op]} ${placeholder}`;
+    }
+  }
+
+  private orderBy(ordering: Ordering[]): string {
+    const terms = ordering.map(
+      (o) => `${this.columns.get(o.path)!.expression} ${o.descending ? 'DESC' : 'ASC'}`,
+    );
+    if (!ordering.some((o) => o.path === 'id')) terms.push(`${this.idColumn} ASC`);
+    return ` ORDER BY ${terms.join(', ')}`;
+  }
+}
+
+/** The query that loads one to-many relation for a page, all but its list of owner ids. */
+interface ManyLoader {
+  field: CollectionField;
+  sql: string;
+  orderBy: string;
+  slots: Slot[];
+}
+
+function manyLoader(field: CollectionField, q: (name: string) => string): ManyLoader {
+  const select = field.fields.map((f, i) => `x.${q(f.column)} AS c${i}`).join(', ');
+  return {
+    field,
+    sql:
+      `SELECT j.${q(field.ownerColumn)} AS owner, ${select}` +
+      ` FROM ${q(field.through)} j JOIN ${q(field.table)} x ON x.${q('id')} = j.${q(field.targetColumn)}` +
+      ` WHERE j.${q(field.ownerColumn)}`,
+    orderBy: ` ORDER BY j.${q(field.ownerColumn)}, x.${q('id')}`,
+    slots: field.fields.map((f, i) => ({ key: f.name, read: readerFor(f.type, `c${i}`) })),
+  };
+}
+
+const COMPARISONS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
+
+function limit(window: PageWindow | null): string {
+  return window ? ` LIMIT ${window.limit} OFFSET ${window.offset}` : '';
+}
+
+/** `?, ?, ?` for n parameters. */
+export function placeholders(n: number): string {
+  return new Array(n).fill('?').join(', ');
+}
+
+/** SQLite cannot bind booleans. */
+function bindable(value: FilterValue): unknown {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+/** `%text%`, lower-cased, with `%`, `_` and the escape character `!` taken literally. */
+export function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
+}
+
+export function readerFor(type: ScalarType, alias: string): Reader {
+  switch (type) {
+    case 'integer':
+      return (row) => (row[alias] === null ? null : Number(row[alias]));
+    case 'boolean':
+      return (row) => (row[alias] === null ? null : row[alias] === 1 || row[alias] === true);
+    case 'decimal':
+      return (row) => (row[alias] === null ? null : canonicalDecimal(String(row[alias])));
+    case 'timestamp':
+      return (row) => (row[alias] === null ? null : isoTimestamp(row[alias] as string));
+    default:
+      return (row) => row[alias];
+  }
+}
+
+function referenceReader(field: ReferenceField, members: Slot[]): Reader {
+  const absent = field.omitWhenAbsent ? undefined : null;
+  const [idMember] = members;
+  return (row) => {
+    if (idMember.read(row) === null) return absent;
+    const value: ApiRecord = {};
+    for (const m of members) value[m.key] = m.read(row);
+    return value;
+  };
+}
