@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { PaginatorModule } from '../rest/http/paginator.module';
+import { CollectionModule } from '../rest/http/collection.module';
 import { User } from '../users/user.entity';
 import { Email } from './email.entity';
 import { EmailsController } from './emails.controller';
@@ -8,7 +7,7 @@ import { EMAILS } from './emails.resource';
 import { EmailsService } from './emails.service';
 
 @Module({
-  imports: [PaginatorModule.forFeature(EMAILS.pagination), TypeOrmModule.forFeature([Email, User])],
+  imports: [CollectionModule.forFeature(EMAILS, [Email, User])],
   controllers: [EmailsController],
   providers: [EmailsService],
 })

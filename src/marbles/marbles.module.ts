@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { PaginatorModule } from '../rest/http/paginator.module';
+import { CollectionModule } from '../rest/http/collection.module';
 import { User } from '../users/user.entity';
 import { Marble } from './marble.entity';
 import { MarblesController } from './marbles.controller';
@@ -8,10 +7,7 @@ import { MARBLES } from './marbles.resource';
 import { MarblesService } from './marbles.service';
 
 @Module({
-  imports: [
-    PaginatorModule.forFeature(MARBLES.pagination),
-    TypeOrmModule.forFeature([Marble, User]),
-  ],
+  imports: [CollectionModule.forFeature(MARBLES, [Marble, User])],
   controllers: [MarblesController],
   providers: [MarblesService],
 })

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { PaginatorModule } from '../rest/http/paginator.module';
+import { CollectionModule } from '../rest/http/collection.module';
 import { Genre } from '../genres/genre.entity';
 import { User } from '../users/user.entity';
 import { Movie } from './movie.entity';
@@ -9,10 +8,7 @@ import { MOVIES } from './movies.resource';
 import { MoviesService } from './movies.service';
 
 @Module({
-  imports: [
-    PaginatorModule.forFeature(MOVIES.pagination),
-    TypeOrmModule.forFeature([Movie, Genre, User]),
-  ],
+  imports: [CollectionModule.forFeature(MOVIES, [Movie, Genre, User])],
   controllers: [MoviesController],
   providers: [MoviesService],
 })

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { PaginatorModule } from '../rest/http/paginator.module';
+import { CollectionModule } from '../rest/http/collection.module';
 import { User } from '../users/user.entity';
 import { PhoneNumber } from './phone-number.entity';
 import { PhoneNumbersController } from './phone-numbers.controller';
@@ -8,10 +7,7 @@ import { PHONE_NUMBERS } from './phone-numbers.resource';
 import { PhoneNumbersService } from './phone-numbers.service';
 
 @Module({
-  imports: [
-    PaginatorModule.forFeature(PHONE_NUMBERS.pagination),
-    TypeOrmModule.forFeature([PhoneNumber, User]),
-  ],
+  imports: [CollectionModule.forFeature(PHONE_NUMBERS, [PhoneNumber, User])],
   controllers: [PhoneNumbersController],
   providers: [PhoneNumbersService],
 })

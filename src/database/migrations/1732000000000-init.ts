@@ -29,91 +29,82 @@ export class Init1732000000000 implements MigrationInterface {
     const index = (table: string, ...columnNames: string[]) =>
       new TableIndex({ name: `idx_${table}_${columnNames.join('_')}`, columnNames });
 
-    await queryRunner.createTable(
-      new Table({
-        name: 'users',
-        columns: [
-          c.id(),
-          c.text('login', { isUnique: true }),
-          c.int('email_id', { isNullable: true, isUnique: true }),
-        ],
-      }),
-    );
-    await queryRunner.createTable(
-      new Table({ name: 'genres', columns: [c.id(), c.text('name', { isUnique: true })] }),
-    );
-    await queryRunner.createTable(
-      new Table({
-        name: 'emails',
-        columns: [
-          c.id(),
-          c.text('email', { isUnique: true }),
-          c.bool('is_primary'),
-          c.int('user_id'),
-        ],
-        foreignKeys: [fk('user_id', 'users', 'CASCADE')],
-        indices: [index('emails', 'user_id')],
-      }),
+    /** A table whose foreign keys (column, table, on delete) are indexed, unless `indexed` says which. */
+    const table = (
+      name: string,
+      columns: TableColumnOptions[],
+      references: [string, string, string][] = [],
+      indexed = references.map(([column]) => column),
+    ) =>
+      queryRunner.createTable(
+        new Table({
+          name,
+          columns,
+          foreignKeys: references.map(([column, target, onDelete]) => fk(column, target, onDelete)),
+          indices: indexed.map((column) => index(name, column)),
+        }),
+      );
+
+    await table('users', [
+      c.id(),
+      c.text('login', { isUnique: true }),
+      c.int('email_id', { isNullable: true, isUnique: true }),
+    ]);
+    await table('genres', [c.id(), c.text('name', { isUnique: true })]);
+    await table(
+      'emails',
+      [c.id(), c.text('email', { isUnique: true }), c.bool('is_primary'), c.int('user_id')],
+      [['user_id', 'users', 'CASCADE']],
     );
     await queryRunner.createForeignKey('users', fk('email_id', 'emails', 'SET NULL'));
-    await queryRunner.createTable(
-      new Table({
-        name: 'marbles',
-        columns: [
-          c.id(),
-          c.text('name', { isUnique: true }),
-          c.int('radius_mm', { default: 1 }),
-          c.decimal('price', 6, 2),
-          c.bool('is_discounted'),
-          c.timestamp('created_at'),
-          c.timestamp('updated_at'),
-          c.int('user_id', { isNullable: true }),
-          c.longText('description'),
-          c.text('picture', { isNullable: true }),
+    await table(
+      'marbles',
+      [
+        c.id(),
+        c.text('name', { isUnique: true }),
+        c.int('radius_mm', { default: 1 }),
+        c.decimal('price', 6, 2),
+        c.bool('is_discounted'),
+        c.timestamp('created_at'),
+        c.timestamp('updated_at'),
+        c.int('user_id', { isNullable: true }),
+        c.longText('description'),
+        c.text('picture', { isNullable: true }),
+      ],
+      [['user_id', 'users', 'SET NULL']],
+    );
+    await table(
+      'phone_numbers',
+      [c.id(), c.text('number', { isUnique: true }), c.int('user_id')],
+      [['user_id', 'users', 'CASCADE']],
+    );
+    await table(
+      'movies',
+      [
+        c.id(),
+        c.text('name', { isUnique: true }),
+        c.decimal('price', 8, 2),
+        c.int('main_genre_id', { isNullable: true }),
+        c.timestamp('created_at'),
+        c.timestamp('updated_at'),
+      ],
+      [['main_genre_id', 'genres', 'SET NULL']],
+    );
+    // The join tables of a movie's genres and users: the pair is the key, both sides cascade.
+    for (const [name, column, target] of [
+      ['genres_movies', 'genre_id', 'genres'],
+      ['movies_users', 'user_id', 'users'],
+    ]) {
+      await table(
+        name,
+        [c.int('movie_id', { isPrimary: true }), c.int(column, { isPrimary: true })],
+        [
+          ['movie_id', 'movies', 'CASCADE'],
+          [column, target, 'CASCADE'],
         ],
-        foreignKeys: [fk('user_id', 'users', 'SET NULL')],
-        indices: [index('marbles', 'user_id')],
-      }),
-    );
-    await queryRunner.createTable(
-      new Table({
-        name: 'phone_numbers',
-        columns: [c.id(), c.text('number', { isUnique: true }), c.int('user_id')],
-        foreignKeys: [fk('user_id', 'users', 'CASCADE')],
-        indices: [index('phone_numbers', 'user_id')],
-      }),
-    );
-    await queryRunner.createTable(
-      new Table({
-        name: 'movies',
-        columns: [
-          c.id(),
-          c.text('name', { isUnique: true }),
-          c.decimal('price', 8, 2),
-          c.int('main_genre_id', { isNullable: true }),
-          c.timestamp('created_at'),
-          c.timestamp('updated_at'),
-        ],
-        foreignKeys: [fk('main_genre_id', 'genres', 'SET NULL')],
-        indices: [index('movies', 'main_genre_id')],
-      }),
-    );
-    await queryRunner.createTable(
-      new Table({
-        name: 'genres_movies',
-        columns: [c.int('movie_id', { isPrimary: true }), c.int('genre_id', { isPrimary: true })],
-        foreignKeys: [fk('movie_id', 'movies', 'CASCADE'), fk('genre_id', 'genres', 'CASCADE')],
-        indices: [index('genres_movies', 'genre_id')],
-      }),
-    );
-    await queryRunner.createTable(
-      new Table({
-        name: 'movies_users',
-        columns: [c.int('movie_id', { isPrimary: true }), c.int('user_id', { isPrimary: true })],
-        foreignKeys: [fk('movie_id', 'movies', 'CASCADE'), fk('user_id', 'users', 'CASCADE')],
-        indices: [index('movies_users', 'user_id')],
-      }),
-    );
+        [column],
+      );
+    }
     await onePrimaryEmailPerUser(queryRunner, c.mysql);
   }
 

@@ -5,7 +5,7 @@
 import { buildEnvelope } from './envelope';
 import { Page } from './paginator';
 import { singular } from './names';
-import { ResourceDefinition } from './resource';
+import { ResourceDefinition, perResource } from './resource';
 import {
   ANY,
   XmlShape,
@@ -66,33 +66,26 @@ const XML_TYPES: Record<ScalarType, XmlScalarType> = {
   timestamp: 'dateTime',
 };
 
-const cache = new WeakMap<ResourceDefinition, Shapes>();
-
-export function shapesOf(resource: ResourceDefinition): Shapes {
-  let shapes = cache.get(resource);
-  if (!shapes) {
-    const record = recordShape(resource);
-    shapes = {
-      record,
-      envelope: objectShape([
-        member('count', scalarShape('integer')),
-        member('page', scalarShape('integer')),
-        member('page_size', scalarShape('integer')),
-        member('total_pages', scalarShape('integer')),
-        member('next', scalarShape('string')),
-        member('previous', scalarShape('string')),
-        member('results', arrayShape('result', record)),
-      ]),
-      list: arrayShape('object', record),
-      message: objectShape([
-        member('message', scalarShape('string')),
-        member('records', arrayShape('record', record)),
-      ]),
-    };
-    cache.set(resource, shapes);
-  }
-  return shapes;
-}
+export const shapesOf = perResource((resource): Shapes => {
+  const record = recordShape(resource);
+  return {
+    record,
+    envelope: objectShape([
+      member('count', scalarShape('integer')),
+      member('page', scalarShape('integer')),
+      member('page_size', scalarShape('integer')),
+      member('total_pages', scalarShape('integer')),
+      member('next', scalarShape('string')),
+      member('previous', scalarShape('string')),
+      member('results', arrayShape('result', record)),
+    ]),
+    list: arrayShape('object', record),
+    message: objectShape([
+      member('message', scalarShape('string')),
+      member('records', arrayShape('record', record)),
+    ]),
+  };
+});
 
 function recordShape(resource: ResourceDefinition): XmlShape {
   const scalars = (fields: ScalarField[]) =>

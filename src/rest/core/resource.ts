@@ -47,6 +47,21 @@ export function defineResource(declaration: ResourceDeclaration): ResourceDefini
   return definition;
 }
 
+/** `build` run once per declaration, its result kept with it: for what is derived per collection. */
+export function perResource<T>(
+  build: (resource: ResourceDefinition) => T,
+): (resource: ResourceDefinition) => T {
+  const cache = new WeakMap<ResourceDefinition, T>();
+  return (resource) => {
+    let value = cache.get(resource);
+    if (value === undefined) {
+      value = build(resource);
+      cache.set(resource, value);
+    }
+    return value;
+  };
+}
+
 /** The scalar fields of a collection. */
 export function scalarFields(resource: ResourceDefinition): ScalarField[] {
   return resource.fields.filter((f): f is ScalarField => f.kind === 'scalar');

@@ -19,7 +19,7 @@ import {
 } from 'class-validator';
 import { CollectionField, ScalarField } from './fields';
 import { namedClass, pascal } from './names';
-import { ResourceDefinition } from './resource';
+import { ResourceDefinition, perResource } from './resource';
 import { INT_MAX, compareDecimals, decimalPattern } from './values';
 
 type Decorator = PropertyDecorator;
@@ -119,17 +119,20 @@ function validators(field: WritableField): Decorator[] {
   }
 }
 
-const inputs = new WeakMap<ResourceDefinition, Class>();
-
-/** The class-validator DTO of a collection's writable fields. */
-export function inputClass(resource: ResourceDefinition): Class {
-  let cls = inputs.get(resource);
-  if (cls) return cls;
-  cls = namedClass(`${pascal(resource.singular)}Input`);
+/** A class `MarbleInput` whose properties, the writable fields' body keys, carry `decorators`. */
+export function inputShape(
+  resource: ResourceDefinition,
+  decorators: (field: WritableField, key: string) => PropertyDecorator[],
+): Class {
+  const cls = namedClass(`${pascal(resource.singular)}Input`);
   for (const field of writableFields(resource)) {
     const key = inputKey(field);
-    for (const decorate of [present(key), ...validators(field)]) decorate(cls.prototype, key);
+    for (const decorate of decorators(field, key)) decorate(cls.prototype, key);
   }
-  inputs.set(resource, cls);
   return cls;
 }
+
+/** The class-validator DTO of a collection's writable fields. */
+export const inputClass = perResource((resource) =>
+  inputShape(resource, (field, key) => [present(key), ...validators(field)]),
+);

@@ -5,8 +5,8 @@
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import { ScalarField, ScalarType } from '../core/fields';
 import { namedClass, pascal, singular } from '../core/names';
-import { ResourceDefinition } from '../core/resource';
-import { inputKey, writableFields } from '../core/validation';
+import { perResource } from '../core/resource';
+import { inputShape } from '../core/validation';
 
 type Class = new () => object;
 
@@ -40,31 +40,20 @@ function scalarDoc(field: ScalarField, forInput: boolean): ApiPropertyOptions {
   return doc as ApiPropertyOptions;
 }
 
-const inputs = new WeakMap<ResourceDefinition, Class>();
-const records = new WeakMap<ResourceDefinition, Class>();
-
 /** The OpenAPI schema of a collection's input: its writable fields. */
-export function inputSchema(resource: ResourceDefinition): Class {
-  let cls = inputs.get(resource);
-  if (cls) return cls;
-  cls = namedClass(`${pascal(resource.singular)}Input`);
-  for (const field of writableFields(resource)) {
-    const key = inputKey(field);
-    const doc =
-      field.kind === 'collection'
+export const inputSchema = perResource((resource) =>
+  inputShape(resource, (field) => [
+    ApiProperty(
+      (field.kind === 'collection'
         ? { type: 'integer', isArray: true, required: false, description: `Ids of ${field.table}.` }
-        : scalarDoc(field, true);
-    ApiProperty(doc as ApiPropertyOptions)(cls.prototype, key);
-  }
-  inputs.set(resource, cls);
-  return cls;
-}
+        : scalarDoc(field, true)) as ApiPropertyOptions,
+    ),
+  ]),
+);
 
 /** The OpenAPI schema of a rendered record. */
-export function recordSchema(resource: ResourceDefinition): Class {
-  let cls = records.get(resource);
-  if (cls) return cls;
-  cls = namedClass(pascal(resource.singular));
+export const recordSchema = perResource((resource) => {
+  const cls = namedClass(pascal(resource.singular));
   for (const field of resource.fields) {
     if (field.kind === 'scalar') {
       if (field.rendered) ApiProperty(scalarDoc(field, false))(cls.prototype, field.name);
@@ -87,9 +76,8 @@ export function recordSchema(resource: ResourceDefinition): Class {
           };
     ApiProperty(doc)(cls.prototype, field.name);
   }
-  records.set(resource, cls);
   return cls;
-}
+});
 
 const summaries = new Map<string, Class>();
 
