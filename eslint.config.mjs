@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
  * of the application (collections, database, config).
  */
 const frameworks = (...names) =>
-  names.map((name) => ({ group: [name, `${name}/**`], message: `not in this layer: ${name}` }));
+  names.map((name) => ({ regex: `^${name}(/|$)`, message: `not in this layer: ${name}` }));
 const above = (...layers) =>
   layers.map((layer) => ({
     group: [`../${layer}`, `../${layer}/**`],
