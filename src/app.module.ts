@@ -16,6 +16,9 @@ import { PhoneNumbersModule } from './phone-numbers/phone-numbers.module';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 
+/** The collections this service serves, each a module of its own folder. */
+const COLLECTIONS = [EmailsModule, MarblesModule, PhoneNumbersModule, MoviesModule];
+
 @Module({})
 export class AppModule {
   /**
@@ -48,10 +51,7 @@ export class AppModule {
         PaginatorModule.forRoot(),
         DemoDataModule,
         HealthModule,
-        EmailsModule,
-        MarblesModule,
-        PhoneNumbersModule,
-        MoviesModule,
+        ...COLLECTIONS,
       ],
     };
   }
