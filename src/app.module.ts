@@ -8,16 +8,21 @@ import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { openDatabase } from './database/migrate';
 import { EmailsModule } from './emails/emails.module';
+import { EMAILS } from './emails/emails.resource';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { MarblesModule } from './marbles/marbles.module';
+import { MARBLES } from './marbles/marbles.resource';
 import { MoviesModule } from './movies/movies.module';
+import { MOVIES } from './movies/movies.resource';
 import { PhoneNumbersModule } from './phone-numbers/phone-numbers.module';
+import { PHONE_NUMBERS } from './phone-numbers/phone-numbers.resource';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 
-/** The collections this service serves, each a module of its own folder. */
+/** The collections this service serves, each a module of its own folder, and their names. */
 const COLLECTIONS = [EmailsModule, MarblesModule, PhoneNumbersModule, MoviesModule];
+export const COLLECTION_NAMES = [EMAILS, MARBLES, PHONE_NUMBERS, MOVIES].map((d) => d.plural);
 
 @Module({})
 export class AppModule {
@@ -48,7 +53,15 @@ export class AppModule {
           dataSourceFactory: (options) => openDatabase(options!),
         }),
         RestModule,
-        PaginatorModule.forRoot(),
+        PaginatorModule.forRoot(
+          { pageTotalCount: config.pageTotalCount },
+          Object.fromEntries(
+            Object.entries(config.pageTotalCountOf).map(([name, on]) => [
+              name,
+              { pageTotalCount: on },
+            ]),
+          ),
+        ),
         DemoDataModule,
         HealthModule,
         ...COLLECTIONS,

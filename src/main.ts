@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { AppModule } from './app.module';
+import { AppModule, COLLECTION_NAMES } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './config/configuration';
 import { APP_OPTIONS, configureApp } from './setup';
 
@@ -10,7 +10,7 @@ async function bootstrap() {
   let config: AppConfig;
   try {
     if (existsSync('.env')) process.loadEnvFile('.env');
-    config = loadConfig(process.env);
+    config = loadConfig(process.env, COLLECTION_NAMES);
   } catch (error) {
     // One line naming the problem; a stack trace would bury it.
     console.error(

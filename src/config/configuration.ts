@@ -27,6 +27,10 @@ export interface AppConfig {
   shutdownTimeout: number;
   /** Express `trust proxy` setting, for scheme and client address behind a load balancer. */
   trustProxy: boolean;
+  /** Whether index pages carry `count` and `total_pages` (a COUNT per request). */
+  pageTotalCount: boolean;
+  /** The same, by collection name, where `PAGE_TOTAL_COUNT_<COLLECTION>` sets it. */
+  pageTotalCountOf: Record<string, boolean>;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/records.sqlite';
@@ -70,17 +74,44 @@ class Environment {
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   TRUST_PROXY?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  PAGE_TOTAL_COUNT?: string;
 }
+
+/** `PAGE_TOTAL_COUNT_MARBLES` and the like: one collection's count, by its name in capitals. */
+const PAGE_TOTAL_COUNT_OF = /^PAGE_TOTAL_COUNT_(\w+)$/;
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+/**
+ * The configuration from the environment. `collections` are the names of the collections the
+ * service serves, which `PAGE_TOTAL_COUNT_<COLLECTION>` may name (unchecked when not given).
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  collections?: readonly string[],
+): AppConfig {
   const vars = plainToInstance(Environment, pick(env));
   const problems = validateSync(vars).map(
     (e) =>
       `${e.property} ${Object.values(e.constraints ?? {})[0]}` +
       (SECRET.has(e.property) ? '' : `, got "${redact(String(e.value))}"`),
   );
+  const pageTotalCountOf: Record<string, boolean> = {};
+  for (const [name, value] of Object.entries(env)) {
+    const collection = PAGE_TOTAL_COUNT_OF.exec(name)?.[1].toLowerCase();
+    if (collection === undefined || !value) continue;
+    if (collections && !collections.includes(collection)) {
+      const known = collections.map((c) => `PAGE_TOTAL_COUNT_${c.toUpperCase()}`).join(', ');
+      problems.push(`${name} names no collection (known: ${known})`);
+    } else if (!FLAG.test(value)) {
+      problems.push(`${name} must be true or false, got "${value}"`);
+    } else {
+      pageTotalCountOf[collection] = flag(value);
+    }
+  }
   const prettyAvailable = canLoad('pino-pretty');
   if (vars.LOG_FORMAT === 'pretty' && !prettyAvailable) {
     problems.push('LOG_FORMAT pretty needs the pino-pretty package, a development dependency');
@@ -108,6 +139,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: cors,
     shutdownTimeout: Number(vars.SHUTDOWN_TIMEOUT ?? '10'),
     trustProxy: flag(vars.TRUST_PROXY ?? 'false'),
+    pageTotalCount: flag(vars.PAGE_TOTAL_COUNT ?? 'true'),
+    pageTotalCountOf,
   };
 }
 
@@ -122,6 +155,7 @@ const NAMES = [
   'CORS_ORIGINS',
   'SHUTDOWN_TIMEOUT',
   'TRUST_PROXY',
+  'PAGE_TOTAL_COUNT',
 ] as const satisfies readonly (keyof Environment)[];
 
 function pick(env: Record<string, string | undefined>): Record<string, string> {

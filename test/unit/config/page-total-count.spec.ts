@@ -1,0 +1,42 @@
+import { ConfigError, loadConfig } from '../../../src/config/configuration';
+
+const COLLECTIONS = ['emails', 'marbles', 'phone_numbers', 'movies'];
+
+describe('PAGE_TOTAL_COUNT settings (CONTRACT §10)', () => {
+  it('should count by default, for every collection', () => {
+    const config = loadConfig({}, COLLECTIONS);
+    expect(config.pageTotalCount).toBe(true);
+    expect(config.pageTotalCountOf).toEqual({});
+  });
+
+  it('should turn the count off for all collections with PAGE_TOTAL_COUNT=false', () => {
+    expect(loadConfig({ PAGE_TOTAL_COUNT: 'false' }, COLLECTIONS).pageTotalCount).toBe(false);
+  });
+
+  it('should set one collection by its name in capitals', () => {
+    const config = loadConfig(
+      { PAGE_TOTAL_COUNT_MARBLES: 'false', PAGE_TOTAL_COUNT_PHONE_NUMBERS: 'true' },
+      COLLECTIONS,
+    );
+    expect(config.pageTotalCountOf).toEqual({ marbles: false, phone_numbers: true });
+  });
+
+  it('should refuse a variable that names no collection, listing the known ones', () => {
+    expect(() => loadConfig({ PAGE_TOTAL_COUNT_MARBEL: 'false' }, COLLECTIONS)).toThrow(
+      new ConfigError(
+        'Invalid configuration: PAGE_TOTAL_COUNT_MARBEL names no collection (known: ' +
+          'PAGE_TOTAL_COUNT_EMAILS, PAGE_TOTAL_COUNT_MARBLES, PAGE_TOTAL_COUNT_PHONE_NUMBERS, ' +
+          'PAGE_TOTAL_COUNT_MOVIES).',
+      ),
+    );
+  });
+
+  it('should refuse values that are not flags', () => {
+    expect(() => loadConfig({ PAGE_TOTAL_COUNT: 'nope' }, COLLECTIONS)).toThrow(
+      'PAGE_TOTAL_COUNT must be true or false, got "nope"',
+    );
+    expect(() => loadConfig({ PAGE_TOTAL_COUNT_EMAILS: 'nope' }, COLLECTIONS)).toThrow(
+      'PAGE_TOTAL_COUNT_EMAILS must be true or false, got "nope"',
+    );
+  });
+});
