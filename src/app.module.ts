@@ -52,7 +52,7 @@ export class AppModule {
           }),
           dataSourceFactory: (options) => openDatabase(options!),
         }),
-        RestModule,
+        RestModule.forRoot({ statementTimeoutMs: config.queryTimeoutMs }),
         PaginatorModule.forRoot(
           { pageTotalCount: config.pageTotalCount },
           Object.fromEntries(

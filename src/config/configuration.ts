@@ -25,6 +25,8 @@ export interface AppConfig {
   corsOrigins: string[];
   /** Seconds in-flight requests get to finish on SIGTERM. */
   shutdownTimeout: number;
+  /** Time limit of one read statement on MySQL, in milliseconds; 0 for none. */
+  queryTimeoutMs: number;
   /** Express `trust proxy` setting, for scheme and client address behind a load balancer. */
   trustProxy: boolean;
   /** Whether index pages carry `count` and `total_pages` (a COUNT per request). */
@@ -70,6 +72,10 @@ class Environment {
   @IsOptional()
   @Matches(/^\d{1,4}$/, { message: 'must be a number of seconds' })
   SHUTDOWN_TIMEOUT?: string;
+
+  @IsOptional()
+  @Matches(/^\d{1,7}$/, { message: 'must be a number of milliseconds (0 for no limit)' })
+  QUERY_TIMEOUT_MS?: string;
 
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
@@ -138,6 +144,7 @@ export function loadConfig(
     apiToken: vars.API_TOKEN || undefined,
     corsOrigins: cors,
     shutdownTimeout: Number(vars.SHUTDOWN_TIMEOUT ?? '10'),
+    queryTimeoutMs: Number(vars.QUERY_TIMEOUT_MS ?? '10000'),
     trustProxy: flag(vars.TRUST_PROXY ?? 'false'),
     pageTotalCount: flag(vars.PAGE_TOTAL_COUNT ?? 'true'),
     pageTotalCountOf,
@@ -154,6 +161,7 @@ const NAMES = [
   'API_TOKEN',
   'CORS_ORIGINS',
   'SHUTDOWN_TIMEOUT',
+  'QUERY_TIMEOUT_MS',
   'TRUST_PROXY',
   'PAGE_TOTAL_COUNT',
 ] as const satisfies readonly (keyof Environment)[];

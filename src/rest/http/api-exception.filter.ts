@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { RecordError } from '../core/errors';
 import { ErrorBody } from '../core/render';
-import { isDatabaseUnavailable } from '../sql/database-errors';
+import { isDatabaseUnavailable, isStatementTimeout } from '../sql/database-errors';
 import { ApiError, statusOf } from './api-error';
 import { allowedMethods } from './methods';
 import { sendError } from './respond';
@@ -51,6 +51,18 @@ export class ApiExceptionFilter implements ExceptionFilter {
       // The application's own 404s are RecordErrors; a bare 404 is Nest's "no route here".
       if (status === 404) return routeNotFound(req);
       return { status, body: { message: messageOf(exception) } };
+    }
+    if (isStatementTimeout(exception)) {
+      this.logger.warn(`statement time limit reached: ${(exception as Error).message}`);
+      return {
+        status: 503,
+        body: {
+          message:
+            'The query took longer than the time limit and was cancelled; narrow it (filters, a ' +
+            'longer search term, no total count) or try again later.',
+        },
+        headers: { 'Retry-After': '5' },
+      };
     }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`database unavailable: ${(exception as Error).message}`);

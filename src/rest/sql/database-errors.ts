@@ -23,10 +23,12 @@ const CLOSED =
   /connection (is )?closed|Pool is closed|closed state|database connection is not open|Connection is not established/i;
 
 /** The error and the driver errors it wraps (TypeORM's `driverError`), outermost first. */
-function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+function* causes(
+  error: unknown,
+): Generator<{ code?: unknown; errno?: unknown; message?: unknown }> {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {
-    yield current as { code?: unknown; message?: unknown };
+    yield current as { code?: unknown; errno?: unknown; message?: unknown };
     current = (current as { driverError?: unknown }).driverError;
   }
 }
@@ -36,6 +38,18 @@ export function errorCode(error: unknown): string {
   let found = '';
   for (const { code } of causes(error)) if (typeof code === 'string') found = code;
   return found;
+}
+
+/**
+ * MariaDB's (1969, max_statement_time) and MySQL's (3024, MAX_EXECUTION_TIME) error numbers for
+ * a statement cancelled at its time limit; mysql2 has no code name for MariaDB's.
+ */
+const TIMED_OUT = new Set([1969, 3024]);
+
+/** Whether a statement was cancelled because it ran past the time limit. */
+export function isStatementTimeout(error: unknown): boolean {
+  for (const { errno } of causes(error)) if (TIMED_OUT.has(errno as number)) return true;
+  return false;
 }
 
 /** Whether an error means the database cannot serve now (503, try again), rather than a bug (500). */

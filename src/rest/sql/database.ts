@@ -35,6 +35,8 @@ const ATTEMPTS = 5;
 export class TypeOrmDatabase extends SqlDatabase {
   readonly dialect: Dialect;
   private readonly serialize: boolean;
+  /** Adds the statement time limit to a read, as the server's flavour spells it. */
+  private limitTime: (sql: string) => string = (sql) => sql;
   /** Settles when the transactions queued so far are done (SQLite only). */
   private queue: Promise<unknown> = Promise.resolve();
   private open = 0;
@@ -43,6 +45,27 @@ export class TypeOrmDatabase extends SqlDatabase {
     super();
     this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
     this.serialize = this.dialect === 'sqlite';
+  }
+
+  /**
+   * The port over an initialized DataSource. On MySQL every read gets `statementTimeoutMs` as
+   * its time limit: the server cancels a statement that runs longer (MariaDB's
+   * `max_statement_time`, MySQL's `MAX_EXECUTION_TIME` hint), and the error frees the connection.
+   * better-sqlite3 offers no way to interrupt a statement, so SQLite reads are not limited.
+   */
+  static async open(dataSource: DataSource, statementTimeoutMs: number): Promise<TypeOrmDatabase> {
+    const database = new TypeOrmDatabase(dataSource);
+    if (database.dialect === 'mysql' && statementTimeoutMs > 0) {
+      const [{ version }] = await dataSource.query('SELECT VERSION() AS version');
+      if (String(version).includes('MariaDB')) {
+        const prefix = `SET STATEMENT max_statement_time=${statementTimeoutMs / 1000} FOR `;
+        database.limitTime = (sql) => prefix + sql;
+      } else {
+        const hint = `SELECT /*+ MAX_EXECUTION_TIME(${Math.round(statementTimeoutMs)}) */ `;
+        database.limitTime = (sql) => hint + sql.slice('SELECT '.length);
+      }
+    }
+    return database;
   }
 
   quote(name: string): string {
@@ -58,7 +81,9 @@ export class TypeOrmDatabase extends SqlDatabase {
     const pool = (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
     if (this.dialect === 'mysql' && pool) {
       return new Promise((resolve, reject) =>
-        pool.query(sql, parameters, (error, rows) => (error ? reject(error) : resolve(rows))),
+        pool.query(this.limitTime(sql), parameters, (error, rows) =>
+          error ? reject(error) : resolve(rows),
+        ),
       );
     }
     while (this.open > 0) await this.queue;
@@ -105,8 +130,10 @@ function transactionOf(manager: EntityManager): Tx {
  * The Nest provider of the port (a plain provider object, so this layer needs no Nest import):
  * the DataSource that TypeOrmModule opened, behind SqlDatabase.
  */
-export const SQL_DATABASE_PROVIDER = {
-  provide: SqlDatabase,
-  useFactory: (dataSource: DataSource) => new TypeOrmDatabase(dataSource),
-  inject: [DataSource],
-};
+export function sqlDatabaseProvider(statementTimeoutMs: number) {
+  return {
+    provide: SqlDatabase,
+    useFactory: (dataSource: DataSource) => TypeOrmDatabase.open(dataSource, statementTimeoutMs),
+    inject: [DataSource],
+  };
+}

@@ -51,11 +51,19 @@ export class RecordQuery {
   private readonly columns = new Map<string, PathColumn>();
   private readonly slots: Slot[] = [];
   private readonly manyLoaders: ManyLoader[];
-  private readonly selectFrom: string;
+  /** `SELECT <columns>`: the select list of a page. */
+  private readonly selectList: string;
+  /** ` LEFT JOIN …` of every to-one reference. */
+  private readonly referenceJoins: string;
+  /** `FROM <table> t`. */
   private readonly countFrom: string;
   /** `(LOWER(a) LIKE ? ESCAPE '!' OR …)` over the searchable columns, and how many `?` it has. */
   private readonly search: { sql: string; parameters: number } | undefined;
   private readonly idColumn: string;
+  /** The root table, quoted. */
+  private readonly table: string;
+  /** `SELECT … WHERE t.id`, for the reads by id. */
+  private readonly byId: string;
 
   constructor(
     private readonly resource: ResourceDefinition,
@@ -73,7 +81,8 @@ export class RecordQuery {
     };
 
     this.idColumn = column(ROOT, 'id');
-    this.countFrom = `FROM ${quote(resource.table)} ${ROOT}`;
+    this.table = quote(resource.table);
+    this.countFrom = `FROM ${this.table} ${ROOT}`;
 
     for (const field of resource.fields) {
       if (field.kind === 'scalar') {
@@ -103,7 +112,9 @@ export class RecordQuery {
     this.manyLoaders = resource.fields
       .filter((f): f is CollectionField => f.kind === 'collection')
       .map((field) => manyLoader(field, quote));
-    this.selectFrom = `SELECT ${select.join(', ')} ${this.countFrom}${joins.join('')}`;
+    this.selectList = `SELECT ${select.join(', ')}`;
+    this.referenceJoins = joins.join('');
+    this.byId = `${this.selectList} ${this.countFrom}${this.referenceJoins} WHERE ${this.idColumn}`;
     const searched = resource.fields
       .filter((f): f is ScalarField => f.kind === 'scalar' && f.searchable)
       .map((f) => `LOWER(${column(ROOT, f.column)}) LIKE ? ESCAPE '!'`);
@@ -112,16 +123,28 @@ export class RecordQuery {
       : undefined;
   }
 
-  /** The records of one page (or all, without a window) and, if asked, the filtered count. */
+  /**
+   * The records of one page (or all, without a window) and, if asked, the filtered count, the
+   * two statements at once. A page after the first is a deferred join: the page's ids are found
+   * first (over the filter's and ordering's columns only, where indexes serve), then only those
+   * rows are read whole, so a deep page does not read and discard every row before it.
+   */
   async list(query: ListQuery, window: PageWindow | null, withCount: boolean): Promise<ListResult> {
     const where = this.where(query);
+    const order = this.orderBy(query.ordering);
     const countJoins = [...where.joins].join('');
+    let sql: string;
+    if (window && window.offset > 0) {
+      const keyJoins = [...new Set([...where.joins, ...order.joins])].join('');
+      const keys = `SELECT ${this.idColumn} AS id ${this.countFrom}${keyJoins}${where.sql}${order.sql}${limit(window)}`;
+      sql =
+        `${this.selectList} FROM (${keys}) k JOIN ${this.table} ${ROOT} ON ${this.idColumn} = k.id` +
+        `${this.referenceJoins}${order.sql}`;
+    } else {
+      sql = `${this.selectList} ${this.countFrom}${this.referenceJoins}${where.sql}${order.sql}${limit(window)}`;
+    }
     const [records, counted] = await Promise.all([
-      this.select(
-        where.sql + this.orderBy(query.ordering) + limit(window),
-        where.parameters,
-        'index',
-      ),
+      this.select(sql, where.parameters, 'index'),
       withCount
         ? this.db.query(
             `SELECT COUNT(*) AS n ${this.countFrom}${countJoins}${where.sql}`,
@@ -133,18 +156,14 @@ export class RecordQuery {
   }
 
   async findById(id: number): Promise<ApiRecord | undefined> {
-    const [record] = await this.select(` WHERE ${this.idColumn} = ?`, [id], 'show');
+    const [record] = await this.select(`${this.byId} = ?`, [id], 'show');
     return record;
   }
 
   /** Records with the given ids, in the order of `ids` (missing ones left out). */
   async findByIds(ids: number[]): Promise<ApiRecord[]> {
     if (ids.length === 0) return [];
-    const records = await this.select(
-      ` WHERE ${this.idColumn} IN (${placeholders(ids.length)})`,
-      ids,
-      'show',
-    );
+    const records = await this.select(`${this.byId} IN (${placeholders(ids.length)})`, ids, 'show');
     const byId = new Map<number, ApiRecord>(records.map((r) => [r.id as number, r]));
     const found: ApiRecord[] = [];
     for (const id of ids) {
@@ -154,8 +173,8 @@ export class RecordQuery {
     return found;
   }
 
-  private async select(tail: string, parameters: unknown[], view: 'index' | 'show') {
-    const rows = await this.db.query(this.selectFrom + tail, parameters);
+  private async select(sql: string, parameters: unknown[], view: 'index' | 'show') {
+    const rows = await this.db.query(sql, parameters);
     const records = rows.map((row) => this.mapRow(row));
     for (const many of this.manyLoaders) {
       if (view === 'show' || many.field.inIndex) await this.loadMany(many, records);
@@ -252,12 +271,16 @@ export class RecordQuery {
     }
   }
 
-  private orderBy(ordering: Ordering[]): string {
-    const terms = ordering.map(
-      (o) => `${this.columns.get(o.path)!.expression} ${o.descending ? 'DESC' : 'ASC'}`,
-    );
+  /** ` ORDER BY …`, always ending on id, and the joins its terms need. */
+  private orderBy(ordering: Ordering[]): { sql: string; joins: string[] } {
+    const joins: string[] = [];
+    const terms = ordering.map((o) => {
+      const column = this.columns.get(o.path)!;
+      if (column.join) joins.push(column.join);
+      return `${column.expression} ${o.descending ? 'DESC' : 'ASC'}`;
+    });
     if (!ordering.some((o) => o.path === 'id')) terms.push(`${this.idColumn} ASC`);
-    return ` ORDER BY ${terms.join(', ')}`;
+    return { sql: ` ORDER BY ${terms.join(', ')}`, joins };
   }
 }
 
