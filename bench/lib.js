@@ -118,6 +118,31 @@ async function marbleCount(db) {
   }
 }
 
+/**
+ * Waits until no statement runs on the benchmark database (other than this connection's), at most
+ * `limitMs`: a run that ends while requests are in flight leaves their queries running in the
+ * database, and they must not weigh on the next run, which may be the other server's.
+ * Resolves to the milliseconds waited.
+ */
+async function quiesce(db, limitMs) {
+  const started = Date.now();
+  const connection = await connect(db, true);
+  try {
+    for (;;) {
+      const [rows] = await connection.query(
+        'SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST' +
+          " WHERE DB = ? AND COMMAND = 'Query' AND ID <> CONNECTION_ID()",
+        [db.database],
+      );
+      if (Number(rows[0].n) === 0 || Date.now() - started > limitMs) break;
+      await sleep(50);
+    }
+  } finally {
+    await connection.end().catch(() => undefined);
+  }
+  return Date.now() - started;
+}
+
 /** `node dist/database/seed.js --reset --marbles N` (deterministic data). */
 async function seed(db, marbles) {
   const seedScript = path.join(ROOT, 'dist/database/seed.js');
@@ -425,6 +450,7 @@ module.exports = {
   databaseSettings,
   createDatabase,
   marbleCount,
+  quiesce,
   seed,
   seedBudgetMs,
   startChild,

@@ -35,7 +35,9 @@
  *                             are replaced, so the database name must contain "bench")
  *   BENCH_MARBLES             marbles of the small size, default 10000 (or --marbles N)
  *   BENCH_LARGE_MARBLES       marbles of the large size, default 1000000
- *   BENCH_DURATION            seconds per measured run, default 5
+ *   BENCH_DURATION            seconds per measured run, default 5; a slow scenario gets longer
+ *                             runs (about five requests per connection), both servers alike
+ *   BENCH_MAX_DURATION        ceiling on those longer runs, default 30
  *   BENCH_ROUNDS              measured runs per scenario and server, default 3
  *   BENCH_WARMUP              seconds of warm-up per scenario and server, default 2
  *   BENCH_CONNECTIONS         concurrent connections, small size, default 10
@@ -182,6 +184,7 @@ function loadSettings() {
     db,
     sizes,
     duration: lib.positiveInt('BENCH_DURATION', 5, 600),
+    maxDuration: lib.positiveInt('BENCH_MAX_DURATION', 30, 600),
     rounds: lib.positiveInt('BENCH_ROUNDS', 3, 50),
     warmup: lib.positiveInt('BENCH_WARMUP', 2, 600, 0),
     threads: lib.positiveInt('BENCH_THREADS', 1, 64),
@@ -293,7 +296,7 @@ async function checkSameBodies(running, size, timeoutMs) {
     if (!a.body.equals(b.body))
       differences.push(`bodies differ\n${describeDifference(a.body, b.body)}`);
     if (differences.length === 0) {
-      console.log(`  ok       ${scenario.name.padEnd(28)} ${a.body.length} bytes, identical`);
+      console.log(`  ok       ${scenario.name.padEnd(30)} ${a.body.length} bytes, identical`);
       continue;
     }
     if (
@@ -303,7 +306,7 @@ async function checkSameBodies(running, size, timeoutMs) {
     ) {
       pending.add(scenario.name);
       console.log(
-        `  pending  ${scenario.name.padEnd(28)} service ignores PAGE_TOTAL_COUNT ` +
+        `  pending  ${scenario.name.padEnd(30)} service ignores PAGE_TOTAL_COUNT ` +
           '(its body is the counted one); measured anyway',
       );
       continue;
@@ -349,10 +352,11 @@ function describeDifference(a, b) {
 
 async function measure(settings, size, running) {
   const rows = [];
+  const settle = () => lib.quiesce(settings.db, (settings.timeout + 30) * 1000);
   for (const scenario of size.scenarios) {
     const pair = [running[scenario.service], running[scenario.reference]];
-    const load = (server, duration) =>
-      lib.runWrk({
+    const load = async (server, duration) => {
+      const result = await lib.runWrk({
         port: server.port,
         path: scenario.path,
         connections: size.connections,
@@ -360,23 +364,47 @@ async function measure(settings, size, running) {
         threads: settings.threads,
         timeout: settings.timeout,
       });
-    process.stdout.write(`  ${scenario.name.padEnd(28)}`);
+      await settle();
+      return result;
+    };
+    process.stdout.write(`  ${scenario.name.padEnd(30)}`);
     if (settings.warmup > 0) for (const server of pair) await load(server, settings.warmup);
+    const duration = await runDuration(settings, size, scenario, pair);
     const runs = [[], []];
     for (let round = 0; round < settings.rounds; round++) {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      for (const i of order) runs[i].push(await load(pair[i], settings.duration));
+      for (const i of order) runs[i].push(await load(pair[i], duration));
     }
-    const row = { scenario, service: aggregate(runs[0]), reference: aggregate(runs[1]) };
+    const row = { scenario, duration, service: aggregate(runs[0]), reference: aggregate(runs[1]) };
     row.referenceLabel = pair[1].label;
     process.stdout.write(
-      ` service ${runs[0].map((r) => r.rps.toFixed(0)).join(' / ')} req/s,` +
-        ` ${row.referenceLabel} ${runs[1].map((r) => r.rps.toFixed(0)).join(' / ')} req/s\n`,
+      `${duration === settings.duration ? '' : `${duration} s runs: `}` +
+        `service ${runs[0].map((r) => fixed(r.rps)).join(' / ')} req/s, ` +
+        `${row.referenceLabel} ${runs[1].map((r) => fixed(r.rps)).join(' / ')} req/s\n`,
     );
     rows.push(row);
   }
   return rows;
 }
+
+/**
+ * BENCH_DURATION, or longer for a slow scenario: one request alone on each server (warm, idle
+ * database) gives the slower time T; with C connections sharing the cores a request then takes
+ * about T * C / 2, and a run lasts about five of those, up to BENCH_MAX_DURATION. Both servers
+ * get the same duration.
+ */
+async function runDuration(settings, size, scenario, pair) {
+  let slowest = 0;
+  for (const server of pair) {
+    const started = performance.now();
+    await lib.get(server.port, scenario.path, {}, (settings.timeout + 30) * 1000);
+    slowest = Math.max(slowest, (performance.now() - started) / 1000);
+  }
+  const wanted = Math.ceil(2.5 * slowest * size.connections);
+  return Math.max(settings.duration, Math.min(wanted, settings.maxDuration));
+}
+
+const fixed = (rps) => (rps < 100 ? rps.toFixed(1) : rps.toFixed(0));
 
 function aggregate(runs) {
   const requests = runs.reduce((n, r) => n + r.requests, 0);
@@ -405,8 +433,7 @@ function median(values) {
 }
 
 const ms = (v) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1));
-const rpsCell = (a) =>
-  `${a.rps < 100 ? a.rps.toFixed(1) : a.rps.toFixed(0)} ±${(a.spread * 100).toFixed(0)}%`;
+const rpsCell = (a) => `${fixed(a.rps)} ±${(a.spread * 100).toFixed(0)}%`;
 const ratio = (x, y) => (y > 0 && Number.isFinite(x / y) ? (x / y).toFixed(2) : '-');
 
 function printTable(settings, size, rows, pending) {
@@ -422,8 +449,11 @@ function printTable(settings, size, rows, pending) {
     'req/s ratio',
     'p99 ratio',
   ];
-  const body = rows.map(({ scenario, service: s, reference: r, referenceLabel }) => [
+  const stretched = rows.some((r) => r.duration !== settings.duration);
+  if (stretched) header.splice(1, 0, 's/run');
+  const body = rows.map(({ scenario, duration, service: s, reference: r, referenceLabel }) => [
     scenario.name + (pending.has(scenario.name) ? ' *' : ''),
+    ...(stretched ? [String(duration)] : []),
     rpsCell(s),
     ms(s.p50),
     ms(s.p99),
@@ -436,8 +466,9 @@ function printTable(settings, size, rows, pending) {
   ]);
   console.log(
     `\n${size.name}: ${size.marbles} marbles, ${size.connections} connections, ` +
-      `${settings.rounds} alternating rounds of ${settings.duration} s per server after a ` +
-      `${settings.warmup} s warm-up (wrk, GET, keep-alive, loopback). req/s over all rounds ` +
+      `${settings.rounds} alternating rounds of ${stretched ? 's/run' : settings.duration} s ` +
+      `per server after a ${settings.warmup} s warm-up, the database idle before each run ` +
+      '(wrk, GET, keep-alive, loopback). req/s over all rounds ' +
       '(± half the range between rounds); p50/p99: median over rounds; ratios: service / reference.\n',
   );
   console.log(lib.table(header, body));
@@ -540,11 +571,13 @@ function packageOf(functionName, url) {
 
 /** Everything one size may take, plus a margin: past it, the run gives up. */
 function sizeBudgetMs(settings, size) {
-  const perRun = (seconds) => (seconds + settings.timeout + 5) * 1000;
+  // A run, then waiting for its leftover queries.
+  const perRun = (seconds) => (seconds + 2 * settings.timeout + 40) * 1000;
+  const longest = Math.max(settings.duration, settings.maxDuration);
   const measuring =
     size.scenarios.length *
     2 *
-    ((settings.warmup ? perRun(settings.warmup) : 0) + settings.rounds * perRun(settings.duration));
+    ((settings.warmup ? perRun(settings.warmup) : 0) + settings.rounds * perRun(longest));
   return lib.seedBudgetMs(size.marbles) + 120_000 + size.scenarios.length * 2 * 60_000 + measuring;
 }
 
