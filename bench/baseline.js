@@ -6,17 +6,27 @@
  * byte-identical bodies (CONTRACT §2, §3, §6), so that the benchmark measures what the service's
  * layers cost, not a different amount of work:
  *
- *   GET /api/demo/marbles[.json|.xml][?page=N&page_size=M]   enveloped page, COUNT(*) in parallel
- *   GET /api/demo/emails[.json|.xml][?page=N&page_size=M]    same, with user and billing_user
- *   GET /api/demo/marbles/:id[.json|.xml]                    one record
- *   GET /api/plain/movies[.json]                             bare array, users in one extra query
+ *   GET /api/demo/marbles[.json|.xml][?page=N&page_size=M&ordering=-price&search=text]
+ *                                     enveloped page; COUNT(*) and the page run concurrently on
+ *                                     two pool connections
+ *   GET /api/demo/emails[...]         same, with user and billing_user
+ *   GET /api/demo/marbles/:id[.json|.xml]   one record
+ *   GET /api/plain/movies[.json]      bare array, users in one extra query
  *
  * It is what a competent engineer would write by hand: parameterised SQL through a pool
  * configured like the service's, rows mapped to plain objects and `JSON.stringify`, XML built
- * as a string. Filters, ordering, search, Accept negotiation and writes are not implemented
- * (they are not benchmarked); every other request is a 404.
+ * as a string, nothing per row beyond formatting. Pages past the first use a deferred join: the
+ * subquery pages over the primary key (or the ordering columns) alone, and only the kept rows are
+ * joined and read in full, so a deep OFFSET never drags whole rows through the sort or the skip.
  *
- * Environment: DATABASE_URL (mysql://user:pass@host:3306/db), PORT, HOST (default 127.0.0.1).
+ * `ordering` (root-table columns, `-` for descending, `id` as the final tie-breaker) and `search`
+ * (LOWER(column) LIKE '%text%' over the searchable columns) follow CONTRACT §6 with the service's
+ * SQL, so that the results are the same rows. Filters, ordering by a related field (501), Accept
+ * negotiation and writes are not implemented (they are not benchmarked); other routes are 404.
+ *
+ * Environment: DATABASE_URL (mysql://user:pass@host:3306/db), PORT, HOST (default 127.0.0.1),
+ * PAGE_TOTAL_COUNT=false: no COUNT, `count` and `total_pages` omitted, `next` decided by fetching
+ * one row past the page (the interface document's pagination rule 5).
  */
 'use strict';
 
@@ -42,6 +52,7 @@ const pool = mysql.createPool({
   connectionLimit: 10,
 });
 
+const PAGE_TOTAL_COUNT = !/^(false|0|no|off)$/i.test(process.env.PAGE_TOTAL_COUNT || '');
 const PAGE_SIZE = 30;
 const MAX_PAGE_SIZE = 40;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -110,10 +121,10 @@ const bool = (v) => (v === null ? null : v === 1);
 // ---------------------------------------------------------------------------------------------
 // Collections: SQL and row mappers
 
-const MARBLE_SELECT =
-  'SELECT t.id, t.name, t.radius_mm, t.price, t.is_discounted, t.created_at, t.updated_at,' +
-  ' u.id AS user_id, u.login AS user_login, t.description, t.picture' +
-  ' FROM marbles t LEFT JOIN users u ON u.id = t.user_id';
+const MARBLE_COLUMNS =
+  't.id, t.name, t.radius_mm, t.price, t.is_discounted, t.created_at, t.updated_at,' +
+  ' u.id AS user_id, u.login AS user_login, t.description, t.picture';
+const MARBLE_JOINS = ' LEFT JOIN users u ON u.id = t.user_id';
 
 function marbleJson(r) {
   const m = {
@@ -148,10 +159,10 @@ function marbleXml(r, tag) {
   );
 }
 
-const EMAIL_SELECT =
-  'SELECT t.id, t.email, t.is_primary, u.id AS user_id, u.login AS user_login,' +
-  ' b.id AS billing_id, b.login AS billing_login' +
-  ' FROM emails t LEFT JOIN users u ON u.id = t.user_id LEFT JOIN users b ON b.email_id = t.id';
+const EMAIL_COLUMNS =
+  't.id, t.email, t.is_primary, u.id AS user_id, u.login AS user_login,' +
+  ' b.id AS billing_id, b.login AS billing_login';
+const EMAIL_JOINS = ' LEFT JOIN users u ON u.id = t.user_id LEFT JOIN users b ON b.email_id = t.id';
 
 function emailJson(r) {
   const e = { id: r.id, email: r.email, is_primary: bool(r.is_primary) };
@@ -172,22 +183,56 @@ function emailXml(r, tag) {
   );
 }
 
+/**
+ * `orderable`: root-table columns a client may order by; `related`: paths on joined tables, which
+ * the service accepts and this baseline does not implement; `searchable`: columns `search` covers.
+ */
 const COLLECTIONS = {
-  marbles: {
+  marbles: collection({
     label: 'Marble',
-    select: MARBLE_SELECT,
-    count: 'SELECT COUNT(*) AS n FROM marbles t',
+    table: 'marbles',
+    columns: MARBLE_COLUMNS,
+    joins: MARBLE_JOINS,
+    orderable: [
+      'id',
+      'name',
+      'radius_mm',
+      'price',
+      'is_discounted',
+      'created_at',
+      'updated_at',
+    ].concat(['user_id', 'description', 'picture']),
+    related: ['user.id', 'user.login'],
+    searchable: ['name', 'description'],
     json: marbleJson,
     xml: marbleXml,
-  },
-  emails: {
+  }),
+  emails: collection({
     label: 'Email',
-    select: EMAIL_SELECT,
-    count: 'SELECT COUNT(*) AS n FROM emails t',
+    table: 'emails',
+    columns: EMAIL_COLUMNS,
+    joins: EMAIL_JOINS,
+    orderable: ['id', 'email', 'is_primary', 'user_id'],
+    related: ['user.id', 'user.login', 'billing_user.id', 'billing_user.login'],
+    searchable: ['email'],
     json: emailJson,
     xml: emailXml,
-  },
+  }),
 };
+
+function collection(c) {
+  return {
+    ...c,
+    orderable: new Set(c.orderable),
+    related: new Set(c.related),
+    /** Everything but WHERE, ORDER BY and LIMIT, compiled once. */
+    select: `SELECT ${c.columns} FROM ${c.table} t${c.joins}`,
+    count: `SELECT COUNT(*) AS n FROM ${c.table} t`,
+    deferredHead: `SELECT ${c.columns} FROM (SELECT t.id FROM ${c.table} t`,
+    deferredJoin: `) k JOIN ${c.table} t ON t.id = k.id${c.joins}`,
+    search: `(${c.searchable.map((name) => `LOWER(t.${name}) LIKE ? ESCAPE '!'`).join(' OR ')})`,
+  };
+}
 
 const MOVIE_SELECT =
   'SELECT t.id, t.created_at, t.name, t.price, t.updated_at, g.id AS genre_id, g.name AS genre_name' +
@@ -196,8 +241,12 @@ const MOVIE_SELECT =
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-const DIGITS = /^\d{1,12}$/;
+const DIGITS = /^\d+$/;
 const ID = /^[1-9]\d{0,9}$/;
+/** Page numbers and sizes beyond this are taken as this, as the service does. */
+const LARGEST = 1e12;
+
+class NotImplemented extends Error {}
 
 /** Last value of a query parameter, like the service's `simple` query parser. */
 function param(params, name) {
@@ -229,6 +278,32 @@ function pageUrl(base, query, page) {
   return `${base}?${parts.join('&')}`;
 }
 
+/** ` ORDER BY …, t.id ASC` from `?ordering=-price,name` (unknown names ignored, as the service). */
+function orderBy(collection, raw) {
+  const terms = [];
+  const seen = new Set();
+  if (raw !== undefined) {
+    for (const part of raw.split(',')) {
+      const name = part.trim();
+      const descending = name.startsWith('-');
+      const path = descending ? name.slice(1) : name;
+      if (collection.related.has(path)) {
+        throw new NotImplemented(`the baseline does not order by ${path}`);
+      }
+      if (!collection.orderable.has(path) || seen.has(path)) continue;
+      seen.add(path);
+      terms.push(`t.${path} ${descending ? 'DESC' : 'ASC'}`);
+    }
+  }
+  if (!seen.has('id')) terms.push('t.id ASC');
+  return ` ORDER BY ${terms.join(', ')}`;
+}
+
+/** `%text%`, lower-cased, with `%`, `_` and the escape character `!` taken literally. */
+function likePattern(text) {
+  return `%${text.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
+}
+
 async function index(collection, format, req, path, query) {
   const params = new URLSearchParams(query);
   let pageSize = PAGE_SIZE;
@@ -237,35 +312,65 @@ async function index(collection, format, req, path, query) {
     pageSize = Math.min(Number(rawSize), MAX_PAGE_SIZE);
   }
   const rawPage = param(params, 'page');
-  const page = rawPage !== undefined && DIGITS.test(rawPage) ? Math.max(Number(rawPage), 1) : 1;
+  const page =
+    rawPage !== undefined && DIGITS.test(rawPage)
+      ? Math.max(Math.min(Number(rawPage), LARGEST), 1)
+      : 1;
+  const offset = Math.min((page - 1) * pageSize, Number.MAX_SAFE_INTEGER);
 
-  const [[rows], [[counted]]] = await Promise.all([
-    pool.query(`${collection.select} ORDER BY t.id LIMIT ? OFFSET ?`, [
-      pageSize,
-      (page - 1) * pageSize,
-    ]),
-    pool.query(collection.count),
-  ]);
-  const count = Number(counted.n);
-  const totalPages = Math.ceil(count / pageSize);
+  let where = '';
+  const parameters = [];
+  const search = param(params, 'search');
+  if (search !== undefined && search !== '') {
+    where = ` WHERE ${collection.search}`;
+    const pattern = likePattern(search);
+    for (let i = 0; i < collection.searchable.length; i++) parameters.push(pattern);
+  }
+  const order = orderBy(collection, param(params, 'ordering'));
+  // Without a count, one row past the page tells whether there is a next page.
+  const limit = PAGE_TOTAL_COUNT ? pageSize : pageSize + 1;
+  // Page 1 reads its rows directly; a later page first finds its ids over the ordering columns
+  // alone (the deferred join), then reads only those rows in full.
+  const pageQuery =
+    offset === 0
+      ? pool.query(`${collection.select}${where}${order} LIMIT ?`, [...parameters, limit])
+      : pool.query(
+          `${collection.deferredHead}${where}${order} LIMIT ? OFFSET ?` +
+            `${collection.deferredJoin}${order}`,
+          [...parameters, limit, offset],
+        );
+  const countQuery = PAGE_TOTAL_COUNT
+    ? pool.query(collection.count + where, parameters)
+    : undefined;
+  let [[rows], counted] = await Promise.all([pageQuery, countQuery]);
+
+  let count;
+  let hasNext;
+  if (PAGE_TOTAL_COUNT) {
+    count = Number(counted[0][0].n);
+    hasNext = page * pageSize < count;
+  } else {
+    hasNext = rows.length > pageSize;
+    if (hasNext) rows = rows.slice(0, pageSize);
+  }
   const base = `http://${req.headers.host}${path}`;
-  const next = page * pageSize < count ? pageUrl(base, query, page + 1) : undefined;
+  const next = hasNext ? pageUrl(base, query, page + 1) : undefined;
   const previous = page > 1 ? pageUrl(base, query, page - 1) : undefined;
 
   if (format === 'json') {
-    const envelope = { count, page, page_size: pageSize, total_pages: totalPages };
+    const envelope =
+      count === undefined
+        ? { page, page_size: pageSize }
+        : { count, page, page_size: pageSize, total_pages: Math.ceil(count / pageSize) };
     if (next !== undefined) envelope.next = next;
     if (previous !== undefined) envelope.previous = previous;
     envelope.results = rows.map(collection.json);
     return JSON.stringify(envelope);
   }
-  let xml =
-    XML_DECLARATION +
-    '<hash>' +
-    xInt('count', count) +
-    xInt('page', page) +
-    xInt('page-size', pageSize) +
-    xInt('total-pages', totalPages);
+  let xml = XML_DECLARATION + '<hash>';
+  if (count !== undefined) xml += xInt('count', count);
+  xml += xInt('page', page) + xInt('page-size', pageSize);
+  if (count !== undefined) xml += xInt('total-pages', Math.ceil(count / pageSize));
   if (next !== undefined) xml += xStr('next', next);
   if (previous !== undefined) xml += xStr('previous', previous);
   if (rows.length === 0) {
@@ -359,13 +464,21 @@ async function handle(req, res) {
 
 const server = http.createServer((req, res) => {
   handle(req, res).catch((error) => {
+    if (error instanceof NotImplemented) {
+      return send(res, 501, JSON_TYPE, JSON.stringify({ message: error.message }));
+    }
     console.error(`baseline: ${req.method} ${req.url}: ${error.message}`);
     if (!res.headersSent) send(res, 500, JSON_TYPE, '{"message":"Internal server error."}');
     else res.destroy();
   });
 });
 
-server.listen(PORT, HOST, () => console.log(`baseline listening on http://${HOST}:${PORT}`));
+server.listen(PORT, HOST, () =>
+  console.log(
+    `baseline listening on http://${HOST}:${PORT}` +
+      (PAGE_TOTAL_COUNT ? '' : ' (PAGE_TOTAL_COUNT=false: no count)'),
+  ),
+);
 
 function shutdown() {
   server.close();

@@ -1,325 +1,337 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: the service against a hand-written baseline (bench/baseline.js), on MySQL.
+ * `npm run bench`: the service against hand-written references, on MySQL/MariaDB, measured with
+ * wrk (a C load generator, so that no Node process competes with the servers for the cores).
  *
+ * Usage:
+ *   npm run build                       once (npm run bench builds too)
+ *   node bench/run.js                   small size only (10 000 marbles)
+ *   node bench/run.js --marbles 50000   small size with another number of marbles
+ *   node bench/run.js --large           large size only (1 000 000 marbles, ~20 s to seed)
+ *   node bench/run.js --small --large   both, one table each
+ *   node bench/run.js --cpu-prof        also profile the servers (see BENCH_CPU_PROF)
+ *   node bench/run.js --reuse           skip seeding when the database already holds N marbles
+ *
+ * For each size:
  *  1. Creates the benchmark database if it is missing and seeds it
  *     (`node dist/database/seed.js --reset --marbles N`).
- *  2. Starts the service (`node dist/main.js`, port 3100) and the baseline (port 3101).
- *  3. Checks that both answer every scenario with the same status, content type and body bytes;
- *     stops with exit code 1 if not.
- *  4. Runs autocannon on every scenario against each server (1 s warm-up, then the measured run)
- *     and prints a table.
+ *  2. Starts the servers on 127.0.0.1: the service (`node dist/main.js`, port 3100) and its
+ *     references: bench/baseline.js (node:http + mysql2 written by hand, port 3101) and, for the
+ *     ping scenario, bench/bare-nest.js (a bare Nest 11 + Express 5 app, port 3102). The large
+ *     size adds a second service (port 3103) and baseline (port 3104) started with
+ *     PAGE_TOTAL_COUNT=false, for the scenarios without a total count.
+ *  3. Checks that the service and its reference answer every scenario with the same status,
+ *     content type and body bytes, and stops (exit code 1) if not. Exception: while the service
+ *     ignores PAGE_TOTAL_COUNT=false (its body is then the counted one), a no-count scenario is
+ *     reported as pending and still measured.
+ *  4. Measures every scenario with wrk: a warm-up of each server, then BENCH_ROUNDS rounds that
+ *     alternate the order (service then reference, then reference then service, ...), so slow
+ *     drifts of the machine fall on both alike. Per server: req/s over all rounds (and the
+ *     spread between rounds), and the median over rounds of wrk's p50 and p99. Ratios are
+ *     service / reference. Small size also prints the service's XML/JSON ratio on marbles page 1.
  *
  * Environment:
- *   BENCH_MYSQL_URL     mysql://root@127.0.0.1:3306/records_bench (loopback only; its rows are
- *                       replaced, so the database name must contain "bench")
- *   BENCH_MARBLES       marbles to seed, default 10000
- *   BENCH_DURATION      seconds per measured run, default 5
- *   BENCH_CONNECTIONS   concurrent connections, default 10
- *   BENCH_CPU_PROF      1: run both servers under `node --cpu-prof` and print the top self-time
- *                       functions of each (profiles are kept in
- *                       $TMPDIR/records-bench-profiles/, for Chrome DevTools)
+ *   BENCH_MYSQL_URL           mysql://root@127.0.0.1:3306/records_bench (loopback only; its rows
+ *                             are replaced, so the database name must contain "bench")
+ *   BENCH_MARBLES             marbles of the small size, default 10000 (or --marbles N)
+ *   BENCH_LARGE_MARBLES       marbles of the large size, default 1000000
+ *   BENCH_DURATION            seconds per measured run, default 5; a slow scenario gets longer
+ *                             runs (about five requests per connection), both servers alike
+ *   BENCH_MAX_DURATION        ceiling on those longer runs, default 30
+ *   BENCH_ROUNDS              measured runs per scenario and server, default 3
+ *   BENCH_WARMUP              seconds of warm-up per scenario and server, default 2
+ *   BENCH_CONNECTIONS         concurrent connections, small size, default 10
+ *   BENCH_LARGE_CONNECTIONS   concurrent connections, large size, default 4
+ *   BENCH_THREADS             wrk threads, default 1 (the machine has 2 cores)
+ *   BENCH_TIMEOUT             seconds before wrk counts a request as timed out, default 30
+ *   BENCH_REUSE=1             as --reuse
+ *   BENCH_CPU_PROF=1          as --cpu-prof: run the servers under `node --cpu-prof` and print
+ *                             the ten functions with the most self time in each (profiles are
+ *                             kept in $TMPDIR/records-bench-profiles/, for Chrome DevTools)
+ *   BENCH_WRK                 the wrk binary, default `wrk` from the PATH (apt-get install wrk)
+ *   LOG_LEVEL                 passed to the service (default info: an access line per request)
  */
 'use strict';
 
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { parseArgs } = require('node:util');
+const lib = require('./lib');
 
-const ROOT = path.resolve(__dirname, '..');
-const HOST = '127.0.0.1';
-const SERVICE_PORT = 3100;
-const BASELINE_PORT = 3101;
+const { ROOT, fail } = lib;
 /** Same Host header to both servers in the body check, so next/previous links compare equal. */
 const CHECK_HOST = 'bench.localhost';
 const PROFILE_DIR = path.join(os.tmpdir(), 'records-bench-profiles');
 
-const SCENARIOS = [
-  { name: 'marbles page 1 JSON', path: '/api/demo/marbles' },
-  { name: 'marbles page 1 XML', path: '/api/demo/marbles.xml' },
-  { name: 'emails page 3', path: '/api/demo/emails?page=3' },
+/** Every server the benchmark may start. `probe` answers 200 once it is ready. */
+const SERVERS = {
+  service: {
+    label: 'service',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3100,
+    probe: '/api/demo/marbles/1',
+    env: {},
+  },
+  baseline: {
+    label: 'baseline',
+    script: path.join(__dirname, 'baseline.js'),
+    port: 3101,
+    probe: '/api/demo/marbles/1',
+    env: {},
+  },
+  bareNest: {
+    label: 'bare Nest',
+    script: path.join(__dirname, 'bare-nest.js'),
+    port: 3102,
+    probe: '/api/demo/emails/ping',
+    env: {},
+  },
+  serviceNoCount: {
+    label: 'service',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3103,
+    probe: '/api/demo/marbles/1',
+    env: { PAGE_TOTAL_COUNT: 'false' },
+  },
+  baselineNoCount: {
+    label: 'baseline',
+    script: path.join(__dirname, 'baseline.js'),
+    port: 3104,
+    probe: '/api/demo/marbles/1',
+    env: { PAGE_TOTAL_COUNT: 'false' },
+  },
+};
+
+const SMALL_SCENARIOS = [
+  { name: 'marbles page 1 JSON', path: '/api/demo/marbles', key: 'json' },
+  { name: 'marbles page 1 XML', path: '/api/demo/marbles.xml', key: 'xml' },
+  { name: 'marbles page 5 size 40', path: '/api/demo/marbles?page=5&page_size=40' },
+  { name: 'emails page 1', path: '/api/demo/emails' },
   { name: 'one marble', path: '/api/demo/marbles/42' },
   { name: 'movies list', path: '/api/plain/movies' },
+  { name: 'ping', path: '/api/demo/emails/ping', reference: 'bareNest' },
+].map((s) => ({ service: 'service', reference: 'baseline', ...s }));
+
+const LARGE_QUERIES = [
+  ['page 1', ''],
+  ['page 20000', '?page=20000'],
+  ['ordering=-price', '?ordering=-price'],
+  ['-price, page 33000', '?ordering=-price&page=33000'],
+  ['search=ruby', '?search=ruby'],
 ];
+const LARGE_SCENARIOS = LARGE_QUERIES.flatMap(([name, query]) => [
+  { name, path: `/api/demo/marbles${query}`, service: 'service', reference: 'baseline' },
+  {
+    name: `${name}, no count`,
+    path: `/api/demo/marbles${query}`,
+    service: 'serviceNoCount',
+    reference: 'baselineNoCount',
+    noCount: true,
+  },
+]);
 
-function fail(message) {
-  const error = new Error(message);
-  error.bench = true;
-  return error;
-}
-
-function positiveInt(name, fallback, max) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
-    throw fail(`${name} must be a whole number from 1 to ${max}, got "${raw}"`);
-  }
-  return Number(raw);
-}
+const USAGE = `usage: node bench/run.js [--small] [--large] [--marbles N] [--reuse] [--cpu-prof]
+  --small       the small size (default when --large is not given): BENCH_MARBLES or 10000 marbles
+  --large       the large size: BENCH_LARGE_MARBLES or 1000000 marbles, 4 connections
+  --marbles N   marbles of the small size
+  --reuse       do not reseed when the database already holds that many marbles
+  --cpu-prof    run the servers under node --cpu-prof; print the top self-time functions
+Environment variables: see the header of bench/run.js.`;
 
 function loadSettings() {
-  const mysqlUrl = process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/records_bench';
-  let url;
+  let values;
   try {
-    url = new URL(mysqlUrl);
-  } catch {
-    throw fail(`BENCH_MYSQL_URL is not a URL: "${mysqlUrl}"`);
+    ({ values } = parseArgs({
+      options: {
+        small: { type: 'boolean', default: false },
+        large: { type: 'boolean', default: false },
+        marbles: { type: 'string' },
+        reuse: { type: 'boolean', default: false },
+        'cpu-prof': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    throw fail(`${error.message}\n${USAGE}`);
   }
-  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') {
-    throw fail('BENCH_MYSQL_URL must be mysql://user:password@127.0.0.1:3306/records_bench');
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
   }
-  const database = decodeURIComponent(url.pathname.slice(1));
-  if (!/^[A-Za-z0-9_]+$/.test(database) || !/bench/i.test(database)) {
-    throw fail(
-      `BENCH_MYSQL_URL names database "${database}": the benchmark replaces every row of it, ` +
-        'so it must be a plain name containing "bench" (e.g. records_bench)',
-    );
+  if (values.marbles !== undefined) process.env.BENCH_MARBLES = values.marbles;
+  const db = lib.databaseSettings();
+  const smallMarbles = lib.positiveInt('BENCH_MARBLES', 10_000, 50_000_000);
+  const largeMarbles = lib.positiveInt('BENCH_LARGE_MARBLES', 1_000_000, 50_000_000);
+  const sizes = [];
+  if (values.small || !values.large) {
+    sizes.push({
+      name: 'small',
+      marbles: smallMarbles,
+      connections: lib.positiveInt('BENCH_CONNECTIONS', 10, 1000),
+      scenarios: SMALL_SCENARIOS,
+    });
   }
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  if (!['127.0.0.1', 'localhost', '::1'].includes(hostname)) {
-    throw fail(`BENCH_MYSQL_URL must point at a loopback address, got "${url.hostname}"`);
+  if (values.large) {
+    sizes.push({
+      name: 'large',
+      marbles: largeMarbles,
+      connections: lib.positiveInt('BENCH_LARGE_CONNECTIONS', 4, 1000),
+      scenarios: LARGE_SCENARIOS,
+    });
   }
   return {
-    mysqlUrl,
-    url,
-    database,
-    marbles: positiveInt('BENCH_MARBLES', 10000, 50_000_000),
-    duration: positiveInt('BENCH_DURATION', 5, 600),
-    connections: positiveInt('BENCH_CONNECTIONS', 10, 1000),
-    cpuProf: /^(1|true|yes)$/i.test(process.env.BENCH_CPU_PROF || ''),
+    db,
+    sizes,
+    duration: lib.positiveInt('BENCH_DURATION', 5, 600),
+    maxDuration: lib.positiveInt('BENCH_MAX_DURATION', 30, 600),
+    rounds: lib.positiveInt('BENCH_ROUNDS', 3, 50),
+    warmup: lib.positiveInt('BENCH_WARMUP', 2, 600, 0),
+    threads: lib.positiveInt('BENCH_THREADS', 1, 64),
+    timeout: lib.positiveInt('BENCH_TIMEOUT', 30, 600),
+    reuse: values.reuse || lib.envFlag('BENCH_REUSE'),
+    cpuProf: values['cpu-prof'] || lib.envFlag('BENCH_CPU_PROF'),
   };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Children
+// Servers
 
-const children = new Set();
-
-function startChild(name, args, env) {
-  const proc = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const child = { name, proc, log: '', exit: undefined };
-  const keep = (chunk) => {
-    child.log = (child.log + chunk.toString()).slice(-20000);
+/** The environment of a server: the parent's, less anything that would change what it serves. */
+function serverEnv(settings, server) {
+  const env = {};
+  for (const name of Object.keys(process.env)) {
+    if (/^(PAGE_TOTAL_COUNT|DATABASE_REPLICA_URLS|API_TOKEN|CORS_ORIGINS)/.test(name)) {
+      env[name] = undefined;
+    }
+  }
+  return {
+    ...env,
+    DATABASE_URL: settings.db.mysqlUrl,
+    DEMO_DATA: 'false',
+    PORT: String(server.port),
+    HOST: lib.HOST,
+    ...server.env,
   };
-  proc.stdout.on('data', keep);
-  proc.stderr.on('data', keep);
-  child.exited = new Promise((resolve) => {
-    proc.on('exit', (code, signal) => {
-      child.exit = { code, signal };
-      children.delete(child);
-      resolve(child.exit);
-    });
-    proc.on('error', (error) => {
-      child.log += `\n${error.message}`;
-      child.exit = { code: null, signal: null };
-      children.delete(child);
-      resolve(child.exit);
-    });
-  });
-  children.add(child);
-  return child;
-}
-
-function logTail(child) {
-  // Nest colours its log lines; strip the escapes for a readable tail.
-  const lines = child.log
-    // eslint-disable-next-line no-control-regex -- ANSI colour escapes
-    .replace(/\x1b\[[0-9;]*m/g, '')
-    .trim()
-    .split('\n');
-  return lines
-    .slice(-15)
-    .map((l) => `    ${l}`)
-    .join('\n');
-}
-
-async function stopChild(child) {
-  if (child.exit) return;
-  child.proc.kill('SIGTERM');
-  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 5000);
-  await child.exited;
-  clearTimeout(timer);
-}
-
-function stopAllNow() {
-  for (const child of children) child.proc.kill('SIGKILL');
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP helpers (loopback only)
-
-function get(port, urlPath, headers = {}, timeoutMs = 10000) {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: HOST, port, path: urlPath, headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-      res.on('error', reject);
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
-    req.on('error', reject);
-  });
-}
-
-function portInUse(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: HOST, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.setTimeout(1000, () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
-
-async function waitUntilAnswering(child, port, urlPath, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  let last = 'no answer';
-  while (Date.now() < deadline) {
-    if (child.exit) {
-      throw fail(
-        `${child.name} exited (code ${child.exit.code}) before answering:\n${logTail(child)}`,
-      );
-    }
-    try {
-      const res = await get(port, urlPath, {}, 2000);
-      if (res.status === 200) return;
-      last = `status ${res.status}: ${res.body.toString().slice(0, 200)}`;
-    } catch (error) {
-      last = error.message;
-    }
-    await sleep(200);
-  }
-  throw fail(
-    `${child.name} did not answer ${urlPath} in ${timeoutMs / 1000} s (${last}):\n${logTail(child)}`,
-  );
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// ---------------------------------------------------------------------------------------------
-// Steps
-
-async function createDatabase(settings) {
-  const mysql = require('mysql2/promise');
-  const url = new URL(settings.url);
-  url.pathname = '/';
-  let connection;
-  try {
-    connection = await mysql.createConnection({
-      uri: url.toString().replace(/^mariadb:/, 'mysql:'),
-      connectTimeout: 5000,
-    });
-    await connection.query(
-      `CREATE DATABASE IF NOT EXISTS \`${settings.database}\` CHARACTER SET utf8mb4`,
-    );
-  } catch (error) {
-    throw fail(
-      `cannot reach MySQL at ${redact(settings.mysqlUrl)}: ${error.code || ''} ${error.message}`,
-    );
-  } finally {
-    await connection?.end().catch(() => undefined);
-  }
-}
-
-async function seed(settings) {
-  const seedScript = path.join(ROOT, 'dist/database/seed.js');
-  if (!fs.existsSync(seedScript))
-    throw fail('dist/ is missing: run `npm run build` (npm run bench does)');
-  const child = startChild('seed', [seedScript, '--reset', '--marbles', String(settings.marbles)], {
-    DATABASE_URL: settings.mysqlUrl,
-  });
-  const limitMs = 120_000 + settings.marbles * 0.2;
-  const timer = setTimeout(() => child.proc.kill('SIGKILL'), limitMs);
-  const { code, signal } = await child.exited;
-  clearTimeout(timer);
-  if (code !== 0) {
-    throw fail(
-      `seeding failed (${signal ? `killed by ${signal}` : `exit code ${code}`}):\n${logTail(child)}`,
-    );
-  }
 }
 
 function serverArgs(script, name, settings) {
   if (!settings.cpuProf) return [script];
-  const dir = PROFILE_DIR;
-  fs.mkdirSync(dir, { recursive: true });
-  fs.rmSync(path.join(dir, `${name}.cpuprofile`), { force: true });
+  fs.mkdirSync(PROFILE_DIR, { recursive: true });
+  fs.rmSync(path.join(PROFILE_DIR, `${name}.cpuprofile`), { force: true });
   // The service re-raises SIGTERM after its shutdown hooks, and a process killed by a signal
   // writes no profile: exit normally on SIGTERM instead.
   return [
     '--cpu-prof',
-    `--cpu-prof-dir=${dir}`,
+    `--cpu-prof-dir=${PROFILE_DIR}`,
     `--cpu-prof-name=${name}.cpuprofile`,
     '-e',
     `process.on('SIGTERM', () => process.exit(0)); require(${JSON.stringify(script)});`,
   ];
 }
 
-async function startServers(settings) {
-  for (const port of [SERVICE_PORT, BASELINE_PORT]) {
-    if (await portInUse(port))
-      throw fail(`port ${port} is already in use; stop whatever listens there`);
+async function startServers(settings, size) {
+  const keys = [...new Set(size.scenarios.flatMap((s) => [s.service, s.reference]))];
+  for (const key of keys) {
+    if (await lib.portInUse(SERVERS[key].port)) {
+      throw fail(`port ${SERVERS[key].port} is already in use; stop whatever listens there`);
+    }
   }
-  const env = { DATABASE_URL: settings.mysqlUrl, DEMO_DATA: 'false' };
-  const service = startChild(
-    'service',
-    serverArgs(path.join(ROOT, 'dist/main.js'), 'service', settings),
-    {
-      ...env,
-      PORT: String(SERVICE_PORT),
-    },
-  );
-  const baseline = startChild(
-    'baseline',
-    serverArgs(path.join(__dirname, 'baseline.js'), 'baseline', settings),
-    { ...env, PORT: String(BASELINE_PORT), HOST },
-  );
-  await Promise.all([
-    waitUntilAnswering(service, SERVICE_PORT, SCENARIOS[0].path, 60_000),
-    waitUntilAnswering(baseline, BASELINE_PORT, SCENARIOS[0].path, 60_000),
-  ]);
-  return { service, baseline };
+  const running = {};
+  for (const key of keys) {
+    const server = SERVERS[key];
+    const name = `${key}-${size.name}`;
+    running[key] = {
+      ...server,
+      key,
+      profileName: name,
+      child: lib.startChild(
+        `${server.label} (${key}, port ${server.port})`,
+        serverArgs(server.script, name, settings),
+        serverEnv(settings, server),
+      ),
+    };
+  }
+  try {
+    await Promise.all(
+      Object.values(running).map((s) => lib.waitUntilAnswering(s.child, s.port, s.probe, 90_000)),
+    );
+  } catch (error) {
+    await stopServers(running);
+    throw error;
+  }
+  return running;
 }
 
-async function checkSameBodies() {
+async function stopServers(running) {
+  await Promise.all(Object.values(running).map((s) => lib.stopChild(s.child)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Body check
+
+/**
+ * Same status, content type and bytes from the service and its reference, for every scenario.
+ * Returns the names of the no-count scenarios whose check is pending.
+ */
+async function checkSameBodies(running, size, timeoutMs) {
   const problems = [];
-  for (const scenario of SCENARIOS) {
-    const headers = { Host: CHECK_HOST };
+  const pending = new Set();
+  const headers = { Host: CHECK_HOST };
+  for (const scenario of size.scenarios) {
     const [a, b] = await Promise.all([
-      get(SERVICE_PORT, scenario.path, headers),
-      get(BASELINE_PORT, scenario.path, headers),
+      lib.get(running[scenario.service].port, scenario.path, headers, timeoutMs),
+      lib.get(running[scenario.reference].port, scenario.path, headers, timeoutMs),
     ]);
     const where = `${scenario.name} (GET ${scenario.path})`;
-    if (a.status !== 200)
-      problems.push(`${where}: service answered ${a.status}: ${a.body.toString().slice(0, 300)}`);
-    if (b.status !== 200)
-      problems.push(`${where}: baseline answered ${b.status}: ${b.body.toString().slice(0, 300)}`);
+    const differences = [];
+    if (a.status !== 200) differences.push(`service answered ${a.status}: ${snippet(a.body)}`);
+    if (b.status !== 200) differences.push(`reference answered ${b.status}: ${snippet(b.body)}`);
     if (a.headers['content-type'] !== b.headers['content-type']) {
-      problems.push(
-        `${where}: Content-Type differs: service "${a.headers['content-type']}", baseline "${b.headers['content-type']}"`,
+      differences.push(
+        `Content-Type differs: service "${a.headers['content-type']}", ` +
+          `reference "${b.headers['content-type']}"`,
       );
     }
     if (!a.body.equals(b.body))
-      problems.push(`${where}: bodies differ\n${describeDifference(a.body, b.body)}`);
-    else console.log(`  ok  ${scenario.name.padEnd(22)} ${a.body.length} bytes, identical`);
+      differences.push(`bodies differ\n${describeDifference(a.body, b.body)}`);
+    if (differences.length === 0) {
+      console.log(`  ok       ${scenario.name.padEnd(30)} ${a.body.length} bytes, identical`);
+      continue;
+    }
+    if (
+      scenario.noCount &&
+      a.status === 200 &&
+      (await ignoresNoCount(running, scenario, a, timeoutMs))
+    ) {
+      pending.add(scenario.name);
+      console.log(
+        `  pending  ${scenario.name.padEnd(30)} service ignores PAGE_TOTAL_COUNT ` +
+          '(its body is the counted one); measured anyway',
+      );
+      continue;
+    }
+    problems.push(`${where}: ${differences.join('\n  ')}`);
   }
   if (problems.length > 0) {
-    throw fail(`the service and the baseline disagree:\n\n${problems.join('\n\n')}`);
+    throw fail(`the service and its reference disagree:\n\n${problems.join('\n\n')}`);
   }
+  return pending;
+}
+
+/** Whether the no-count service's answer is exactly the counting reference's. */
+async function ignoresNoCount(running, scenario, answer, timeoutMs) {
+  const counted = await lib.get(
+    running.baseline.port,
+    scenario.path,
+    { Host: CHECK_HOST },
+    timeoutMs,
+  );
+  return counted.status === 200 && counted.body.equals(answer.body);
+}
+
+function snippet(body) {
+  return body.toString().slice(0, 300);
 }
 
 function describeDifference(a, b) {
@@ -329,109 +341,182 @@ function describeDifference(a, b) {
   while (i < sa.length && i < sb.length && sa[i] === sb[i]) i++;
   const from = Math.max(0, i - 120);
   return (
-    `  lengths: service ${a.length} bytes, baseline ${b.length} bytes; first difference at character ${i}\n` +
-    `  service : …${JSON.stringify(sa.slice(from, i + 120))}\n` +
-    `  baseline: …${JSON.stringify(sb.slice(from, i + 120))}`
+    `  lengths: service ${a.length} bytes, reference ${b.length} bytes; first difference at character ${i}\n` +
+    `  service  : …${JSON.stringify(sa.slice(from, i + 120))}\n` +
+    `  reference: …${JSON.stringify(sb.slice(from, i + 120))}`
   );
 }
 
-async function load(port, urlPath, connections, duration) {
-  const autocannon = require('autocannon');
-  const result = await autocannon({
-    url: `http://${HOST}:${port}${urlPath}`,
-    connections,
-    duration,
-    timeout: 10,
-  });
-  return {
-    rps: result.requests.average,
-    total: result.requests.total,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    non2xx: result.non2xx,
-  };
-}
+// ---------------------------------------------------------------------------------------------
+// Measurement
 
-async function measure(settings) {
+async function measure(settings, size, running) {
   const rows = [];
-  for (const scenario of SCENARIOS) {
-    const row = { scenario };
-    for (const [key, port] of [
-      ['service', SERVICE_PORT],
-      ['baseline', BASELINE_PORT],
-    ]) {
-      process.stdout.write(`  ${scenario.name} on the ${key}...`);
-      await load(port, scenario.path, settings.connections, 1); // warm-up, not counted
-      row[key] = await load(port, scenario.path, settings.connections, settings.duration);
-      const r = row[key];
-      const bad = r.errors + r.non2xx;
-      process.stdout.write(
-        ` ${Math.round(r.rps)} req/s${bad ? ` (${r.errors} errors, ${r.non2xx} non-2xx)` : ''}\n`,
-      );
+  const settle = () => lib.quiesce(settings.db, (settings.timeout + 30) * 1000);
+  for (const scenario of size.scenarios) {
+    const pair = [running[scenario.service], running[scenario.reference]];
+    const load = async (server, duration) => {
+      const result = await lib.runWrk({
+        port: server.port,
+        path: scenario.path,
+        connections: size.connections,
+        duration,
+        threads: settings.threads,
+        timeout: settings.timeout,
+      });
+      await settle();
+      return result;
+    };
+    process.stdout.write(`  ${scenario.name.padEnd(30)}`);
+    if (settings.warmup > 0) for (const server of pair) await load(server, settings.warmup);
+    const duration = await runDuration(settings, size, scenario, pair);
+    const runs = [[], []];
+    for (let round = 0; round < settings.rounds; round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      for (const i of order) runs[i].push(await load(pair[i], duration));
     }
+    const row = { scenario, duration, service: aggregate(runs[0]), reference: aggregate(runs[1]) };
+    row.referenceLabel = pair[1].label;
+    process.stdout.write(
+      `${duration === settings.duration ? '' : `${duration} s runs: `}` +
+        `service ${runs[0].map((r) => fixed(r.rps)).join(' / ')} req/s, ` +
+        `${row.referenceLabel} ${runs[1].map((r) => fixed(r.rps)).join(' / ')} req/s\n`,
+    );
     rows.push(row);
   }
   return rows;
 }
 
-function printTable(rows, settings) {
+/**
+ * BENCH_DURATION, or longer for a slow scenario: one request alone on each server (warm, idle
+ * database) gives the slower time T; with C connections sharing the cores a request then takes
+ * about T * C / 2, and a run lasts about five of those, up to BENCH_MAX_DURATION. Both servers
+ * get the same duration.
+ */
+async function runDuration(settings, size, scenario, pair) {
+  let slowest = 0;
+  for (const server of pair) {
+    const started = performance.now();
+    await lib.get(server.port, scenario.path, {}, (settings.timeout + 30) * 1000);
+    slowest = Math.max(slowest, (performance.now() - started) / 1000);
+  }
+  const wanted = Math.ceil(2.5 * slowest * size.connections);
+  return Math.max(settings.duration, Math.min(wanted, settings.maxDuration));
+}
+
+const fixed = (rps) => (rps < 100 ? rps.toFixed(1) : rps.toFixed(0));
+
+function aggregate(runs) {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const seconds = runs.reduce((n, r) => n + r.seconds, 0);
+  const rps = requests / seconds;
+  const each = runs.map((r) => r.rps);
+  return {
+    requests,
+    rps,
+    /** Half the range of the rounds' req/s, relative to the mean. */
+    spread: rps > 0 ? (Math.max(...each) - Math.min(...each)) / 2 / rps : 0,
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    socketErrors: runs.reduce((n, r) => n + r.socketErrors, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    timeouts: runs.reduce((n, r) => n + r.timeouts, 0),
+  };
+}
+
+/** Median of the rounds that completed requests (NaN if none did). */
+function median(values) {
+  const known = values.filter((v) => !Number.isNaN(v)).sort((x, y) => x - y);
+  if (known.length === 0) return NaN;
+  const mid = known.length >> 1;
+  return known.length % 2 ? known[mid] : (known[mid - 1] + known[mid]) / 2;
+}
+
+const ms = (v) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1));
+const rpsCell = (a) => `${fixed(a.rps)} ±${(a.spread * 100).toFixed(0)}%`;
+const ratio = (x, y) => (y > 0 && Number.isFinite(x / y) ? (x / y).toFixed(2) : '-');
+
+function printTable(settings, size, rows, pending) {
   const header = [
     'scenario',
     'service req/s',
     'p50 ms',
     'p99 ms',
-    'baseline req/s',
+    'reference',
+    'req/s',
     'p50 ms',
     'p99 ms',
-    'service/baseline',
+    'req/s ratio',
+    'p99 ratio',
   ];
-  const body = rows.map(({ scenario, service: s, baseline: b }) => [
-    scenario.name,
-    s.rps.toFixed(0),
-    s.p50.toFixed(1),
-    s.p99.toFixed(1),
-    b.rps.toFixed(0),
-    b.p50.toFixed(1),
-    b.p99.toFixed(1),
-    (s.rps / b.rps).toFixed(2),
+  const stretched = rows.some((r) => r.duration !== settings.duration);
+  if (stretched) header.splice(1, 0, 's/run');
+  const body = rows.map(({ scenario, duration, service: s, reference: r, referenceLabel }) => [
+    scenario.name + (pending.has(scenario.name) ? ' *' : ''),
+    ...(stretched ? [String(duration)] : []),
+    rpsCell(s),
+    ms(s.p50),
+    ms(s.p99),
+    referenceLabel,
+    rpsCell(r),
+    ms(r.p50),
+    ms(r.p99),
+    ratio(s.rps, r.rps),
+    ratio(s.p99, r.p99),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const line = (cells) =>
-    '| ' +
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ') +
-    ' |';
   console.log(
-    `\n${settings.marbles} marbles, ${settings.connections} connections, ` +
-      `${settings.duration} s per run after a 1 s warm-up (GET, keep-alive, loopback)\n`,
+    `\n${size.name}: ${size.marbles} marbles, ${size.connections} connections, ` +
+      `${settings.rounds} alternating rounds of ${stretched ? 's/run' : settings.duration} s ` +
+      `per server after a ${settings.warmup} s warm-up, the database idle before each run ` +
+      '(wrk, GET, keep-alive, loopback). req/s over all rounds ' +
+      '(± half the range between rounds); p50/p99: median over rounds; ratios: service / reference.\n',
   );
-  console.log(line(header));
-  console.log(
-    '|' +
-      widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') +
-      '|',
-  );
-  for (const r of body) console.log(line(r));
-  const failures = rows.flatMap(({ scenario, service, baseline }) =>
+  console.log(lib.table(header, body));
+  const json = rows.find((r) => r.scenario.key === 'json');
+  const xml = rows.find((r) => r.scenario.key === 'xml');
+  if (json && xml) {
+    console.log(
+      `\nservice XML/JSON, marbles page 1: ${ratio(xml.service.rps, json.service.rps)} ` +
+        `(baseline ${ratio(xml.reference.rps, json.reference.rps)})`,
+    );
+  }
+  if (pending.size > 0) {
+    console.log(
+      '\n* pending: service ignores PAGE_TOTAL_COUNT (it still counts), so these rows compare ' +
+        'a counting service with a baseline that does not count.',
+    );
+  }
+  const failures = rows.flatMap(({ scenario, service, reference, referenceLabel }) =>
     [
       ['service', service],
-      ['baseline', baseline],
+      [referenceLabel, reference],
     ]
-      .filter(([, r]) => r.errors + r.non2xx + r.timeouts > 0)
+      .filter(([, a]) => a.socketErrors + a.non2xx + a.timeouts > 0)
       .map(
-        ([who, r]) =>
-          `${scenario.name} on the ${who}: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx`,
+        ([who, a]) =>
+          `${scenario.name} on the ${who}: ${a.socketErrors} socket errors, ` +
+          `${a.timeouts} timeouts, ${a.non2xx} non-2xx`,
+      ),
+  );
+  const empty = rows.flatMap(({ scenario, service, reference, referenceLabel }) =>
+    [
+      ['service', service],
+      [referenceLabel, reference],
+    ]
+      .filter(([, a]) => a.requests === 0)
+      .map(
+        ([who]) => `${scenario.name} on the ${who}: no request completed (raise BENCH_DURATION)`,
       ),
   );
   if (failures.length) console.log(`\nWARNING, failed requests:\n  ${failures.join('\n  ')}`);
+  if (empty.length) console.log(`\nWARNING:\n  ${empty.join('\n  ')}`);
   return failures.length === 0;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Optional CPU profile summary
 
-function summariseProfile(file, top = 20) {
+function summariseProfile(file, top = 10) {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map();
@@ -455,10 +540,10 @@ function summariseProfile(file, top = 20) {
   const pct = (us) => `${((100 * us) / busy).toFixed(1).padStart(5)}%`;
   const sorted = (map) => [...map].sort((x, y) => y[1] - x[1]);
   console.log(`\n${file}: ${(busy / 1e6).toFixed(1)} s busy (idle excluded)`);
-  console.log('  self time by package:');
-  for (const [pkg, us] of sorted(packages).slice(0, 12)) console.log(`    ${pct(us)}  ${pkg}`);
   console.log(`  top ${top} functions by self time:`);
   for (const [key, us] of sorted(functions).slice(0, top)) console.log(`    ${pct(us)}  ${key}`);
+  console.log('  self time by package:');
+  for (const [pkg, us] of sorted(packages).slice(0, top)) console.log(`    ${pct(us)}  ${pkg}`);
 }
 
 function shortUrl(url) {
@@ -482,68 +567,77 @@ function packageOf(functionName, url) {
   return file;
 }
 
-function redact(url) {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+// ---------------------------------------------------------------------------------------------
+
+/** Everything one size may take, plus a margin: past it, the run gives up. */
+function sizeBudgetMs(settings, size) {
+  // A run, then waiting for its leftover queries.
+  const perRun = (seconds) => (seconds + 2 * settings.timeout + 40) * 1000;
+  const longest = Math.max(settings.duration, settings.maxDuration);
+  const measuring =
+    size.scenarios.length *
+    2 *
+    ((settings.warmup ? perRun(settings.warmup) : 0) + settings.rounds * perRun(longest));
+  return lib.seedBudgetMs(size.marbles) + 120_000 + size.scenarios.length * 2 * 60_000 + measuring;
 }
 
-// ---------------------------------------------------------------------------------------------
+async function prepareDatabase(settings, size) {
+  await lib.createDatabase(settings.db);
+  if (settings.reuse && (await lib.marbleCount(settings.db)) === size.marbles) {
+    console.log(
+      `Database ${lib.redact(settings.db.mysqlUrl)} already holds ${size.marbles} marbles: reused.`,
+    );
+    return;
+  }
+  const started = Date.now();
+  process.stdout.write(
+    `Database ${lib.redact(settings.db.mysqlUrl)}: seeding ${size.marbles} marbles...`,
+  );
+  await lib.seed(settings.db, size.marbles);
+  console.log(` ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function runSize(settings, size) {
+  console.log(`\n=== ${size.name}: ${size.marbles} marbles ===`);
+  await prepareDatabase(settings, size);
+  const running = await startServers(settings, size);
+  const names = Object.values(running).map((s) => `${s.key} :${s.port}`);
+  console.log(`Servers: ${names.join(', ')}`);
+  let ok;
+  try {
+    console.log('Checking that the service and its reference answer with identical bodies:');
+    const pending = await checkSameBodies(running, size, (settings.timeout + 30) * 1000);
+    console.log(`Measuring (${size.connections} connections):`);
+    const rows = await measure(settings, size, running);
+    ok = printTable(settings, size, rows, pending);
+  } finally {
+    await stopServers(running);
+  }
+  if (settings.cpuProf) {
+    for (const server of Object.values(running)) {
+      const file = path.join(PROFILE_DIR, `${server.profileName}.cpuprofile`);
+      if (fs.existsSync(file)) summariseProfile(file);
+      else console.log(`\nno profile written for ${server.profileName}`);
+    }
+  }
+  return ok;
+}
 
 async function main() {
   const settings = loadSettings();
-  // Everything this run may take, plus a margin: past it, the children are killed and it exits.
-  const budgetMs =
-    120_000 +
-    settings.marbles * 0.2 +
-    120_000 +
-    SCENARIOS.length * 2 * (settings.duration + 1 + 10) * 1000 +
-    60_000;
-  const watchdog = setTimeout(() => {
-    console.error(`\nbench: gave up after ${Math.round(budgetMs / 1000)} s`);
-    stopAllNow();
-    process.exit(2);
-  }, budgetMs);
-  watchdog.unref();
-
-  console.log(
-    `Database ${redact(settings.mysqlUrl)}: creating if missing, seeding ${settings.marbles} marbles...`,
-  );
-  await createDatabase(settings);
-  await seed(settings);
-
-  console.log(
-    `Starting the service (port ${SERVICE_PORT}) and the baseline (port ${BASELINE_PORT})...`,
-  );
-  const servers = await startServers(settings);
-  let ok;
-  try {
-    console.log('Checking that both answer with identical bodies:');
-    await checkSameBodies();
-    console.log('Measuring:');
-    const rows = await measure(settings);
-    ok = printTable(rows, settings);
-  } finally {
-    await Promise.all([stopChild(servers.service), stopChild(servers.baseline)]);
+  const wrk = lib.checkWrk();
+  if (!fs.existsSync(path.join(ROOT, 'dist/main.js'))) {
+    throw fail('dist/ is missing: run `npm run build` first (npm run bench does)');
   }
-  if (settings.cpuProf) {
-    for (const name of ['service', 'baseline']) {
-      const file = path.join(PROFILE_DIR, `${name}.cpuprofile`);
-      if (fs.existsSync(file)) summariseProfile(file);
-      else console.log(`\nno profile written for the ${name}`);
-    }
-  }
-  clearTimeout(watchdog);
+  const budget = settings.sizes.reduce((ms, size) => ms + sizeBudgetMs(settings, size), 60_000);
+  lib.watchdog('bench', budget);
+  console.log(
+    `${wrk}; ${os.cpus().length} cores; sizes: ${settings.sizes.map((s) => s.name).join(', ')}`,
+  );
+  let ok = true;
+  for (const size of settings.sizes) ok = (await runSize(settings, size)) && ok;
   process.exitCode = ok ? 0 : 1;
+  // The watchdog timer is unref'd: the process ends as soon as the work is done.
 }
 
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    stopAllNow();
-    process.exit(130);
-  });
-}
-
-main().catch((error) => {
-  console.error(`\nbench: ${error.bench ? error.message : error.stack}`);
-  stopAllNow();
-  process.exit(1);
-});
+lib.runMain('bench', main);
