@@ -109,6 +109,11 @@ export function expectInvalid(res: Response, errors: unknown): void {
   expectError(res, 400, { message: VALIDATION_FAILED, errors });
 }
 
+/** A bulk write refused as invalid: 422, the contract's message, errors aligned to the items. */
+export function expectBulkInvalid(res: Response, errors: unknown[]): void {
+  expectError(res, 422, { message: BULK_INVALID, errors });
+}
+
 /** An error answered with `{message}` and nothing else, in JSON. */
 export function expectMessage(res: Response, status: number): void {
   expectNegotiatedJson(res, status);
