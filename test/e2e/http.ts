@@ -104,6 +104,11 @@ export function expectError(res: Response, status: number, body: unknown): void 
   expectNoLeak(res);
 }
 
+/** 404 with the message naming what was not found. */
+export function expectNotFound(res: Response, message: string): void {
+  expectError(res, 404, { message });
+}
+
 /** A create or update refused as invalid: 400, the contract's message, the errors by field. */
 export function expectInvalid(res: Response, errors: unknown): void {
   expectError(res, 400, { message: VALIDATION_FAILED, errors });

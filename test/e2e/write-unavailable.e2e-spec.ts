@@ -4,26 +4,21 @@
  * application's connection pool after start. Recovery without a restart (the service reconnecting
  * when the database comes back) is not covered here: a closed pool does not come back.
  */
-import { startApp, TestApp } from './harness';
-import { expectJson, expectNoLeak, expectXml, freshTables, marbleRow } from './write-helpers';
+import { useApp } from './harness';
+import { marbleRow } from './fixtures';
+import { expectJson, expectNoLeak, expectXml } from './http';
 
 const DRIVER_TEXT =
   /mysql|sqlite|typeorm|driver|pool|connection is not|not established|ECONN|ER_|SQL/i;
 
 describe('write: database unavailable', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startApp();
-    await freshTables(t);
-    await t.insert('marbles', [marbleRow(1, 'Amber')]);
-    const before = await t.http().get('/api/demo/marbles/1');
-    expect(before.status).toBe(200);
-    await t.dataSource.destroy();
-  });
-
-  afterAll(async () => {
-    await t.close().catch(() => undefined);
+  const t = useApp({
+    seed: async () => {
+      await t.insert('marbles', [marbleRow(1, 'Amber')]);
+      const before = await t.http().get('/api/demo/marbles/1');
+      expect(before.status).toBe(200);
+      await t.dataSource.destroy();
+    },
   });
 
   it('should answer a read with 503, Retry-After and a plain message', async () => {

@@ -5,7 +5,7 @@
  */
 import { useApp } from './harness';
 import { ANN, BOB, CLEO, TWO_EMAILS, TWO_PHONES, USERS } from './fixtures';
-import { expectError, expectInvalid, expectJson, send } from './http';
+import { expectInvalid, expectJson, expectNotFound, send } from './http';
 
 const METHODS = ['put', 'patch'] as const;
 
@@ -37,9 +37,9 @@ describe('write: update', () => {
 
     it('should answer 404 for a missing e-mail', async () => {
       const res = await t.http().patch(`${PATH}/9`).send({ email: 'x@example.com' });
-      expectError(res, 404, { message: 'Email 9 not found.' });
+      expectNotFound(res, 'Email 9 not found.');
       const word = await t.http().put(`${PATH}/abc`).send({ email: 'x@example.com' });
-      expectError(word, 404, { message: 'Email abc not found.' });
+      expectNotFound(word, 'Email abc not found.');
     });
 
     it('should reject a bad address, a taken address and a missing user, changing nothing', async () => {
@@ -104,7 +104,7 @@ describe('write: update', () => {
       const taken = await send(t, 'patch', `${PATH}/1`, { number: '555-0101' });
       expectInvalid(taken.res, { number: ['A phone number with this number already exists.'] });
       const missing = await send(t, 'patch', `${PATH}/7`, { number: '1' });
-      expectError(missing.res, 404, { message: 'Phone number 7 not found.' });
+      expectNotFound(missing.res, 'Phone number 7 not found.');
       expect(await t.stored('phone_numbers')).toEqual([
         { id: 1, number: '555-0100', user_id: 1 },
         { id: 2, number: '555-0101', user_id: 2 },

@@ -20,7 +20,7 @@ import {
   dbTime,
   movieRow,
 } from './fixtures';
-import { expectError, expectInvalid, expectJson, expectStampedWithin, send } from './http';
+import { expectInvalid, expectJson, expectNotFound, expectStampedWithin, send } from './http';
 
 const METHODS = ['put', 'patch'] as const;
 const VOYAGE = movieRow(1, 'Voyage', { main_genre_id: 1 });
@@ -150,9 +150,9 @@ describe('write: update', () => {
 
     it('should answer 404 for a missing movie and a malformed id', async () => {
       const missing = await send(t, 'put', `${PATH}/42`, { name: 'Ghost' });
-      expectError(missing.res, 404, { message: 'Movie 42 not found.' });
+      expectNotFound(missing.res, 'Movie 42 not found.');
       const word = await send(t, 'patch', `${PATH}/abc`, { name: 'Ghost' });
-      expectError(word.res, 404, { message: 'Movie abc not found.' });
+      expectNotFound(word.res, 'Movie abc not found.');
       expect(await t.stored('movies')).toEqual([VOYAGE, movieRow(2, 'Harbor')]);
     });
 
