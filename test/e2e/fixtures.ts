@@ -93,6 +93,21 @@ export function movieRow(id: number, name: string, extra: Row = {}): Row {
   return { id, name, price: '12.0', main_genre_id: null, created_at: T1, updated_at: T2, ...extra };
 }
 
+/** An enveloped listing that fits on its first page of 30. */
+export function onePage(results: unknown[]) {
+  const count = results.length;
+  return { count, page: 1, page_size: 30, total_pages: count === 0 ? 0 : 1, results };
+}
+
+/** The XML of `onePage`, from the inner XML of each record. */
+export function onePageXml(records: string[]): string {
+  return (
+    `<hash><count type="integer">${records.length}</count><page type="integer">1</page>` +
+    '<page-size type="integer">30</page-size><total-pages type="integer">1</total-pages>' +
+    `<results type="array">${records.map((r) => `<result>${r}</result>`).join('')}</results></hash>`
+  );
+}
+
 /** Two e-mails: ann's primary (1) and bob's other (2). */
 export const TWO_EMAILS = [
   { id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 },

@@ -13,6 +13,10 @@ export const VALIDATION_FAILED = 'Validation failed; nothing was saved.';
 export const BULK_INVALID = 'Some items are invalid; nothing was saved.';
 export const UNKNOWN_MARBLE_FIELD = 'Unknown field; marble has no such field.';
 
+/** The XML document of any `{message}` body. */
+export const ANY_XML_MESSAGE =
+  /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<hash><message>[^<]+<\/message><\/hash>\n$/;
+
 /** A server-generated timestamp in a JSON response. */
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -97,6 +101,13 @@ export function expectNegotiatedXml(res: Response, status = 200): void {
   expectVaryAccept(res);
 }
 
+/** A negotiated JSON response whose body is exactly `expected`, down to its text. */
+export function expectExactJson(res: Response, expected: unknown): void {
+  expectNegotiatedJson(res);
+  expect(res.body).toStrictEqual(expected);
+  expect(res.text).toBe(JSON.stringify(expected));
+}
+
 /** An error response of CONTRACT §5 in JSON: exact status and body, nothing leaked. */
 export function expectError(res: Response, status: number, body: unknown): void {
   expectJson(res, status);
@@ -160,6 +171,25 @@ export function expectStampedWithin(value: unknown, before: number, after: numbe
   const at = Date.parse(value as string);
   expect(at).toBeGreaterThanOrEqual(before);
   expect(at).toBeLessThanOrEqual(after);
+}
+
+/** Ids of the records of an enveloped (`results`) or bare list body. */
+export function ids(body: unknown): number[] {
+  const list = Array.isArray(body) ? body : (body as { results: { id: number }[] }).results;
+  return (list as { id: number }[]).map((r) => r.id);
+}
+
+/** The ids each listing of `path` answers, in order, for each query: `{ 'user_id=3': [5, 6] }`. */
+export async function expectIds(
+  t: TestApp,
+  path: string,
+  expected: Record<string, number[]>,
+): Promise<void> {
+  for (const [query, want] of Object.entries(expected)) {
+    const res = await t.http().get(`${path}?${query}`);
+    expectNegotiatedJson(res);
+    expect({ query, ids: ids(res.body) }).toEqual({ query, ids: want });
+  }
 }
 
 /** The methods of an Allow header. */
