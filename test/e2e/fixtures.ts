@@ -2,7 +2,7 @@
  * Rows the suites start from and the values they expect back: users and genres, stored marble and
  * movie rows with every column, fixture timestamps in both forms,.
  */
-import { Row, TestApp } from './harness';
+import { Row, Tables, TestApp } from './harness';
 
 export const ANN = { id: 1, login: 'ann' };
 export const BOB = { id: 2, login: 'bob' };
@@ -119,3 +119,28 @@ export const TWO_PHONES = [
   { id: 1, number: '555-0100', user_id: 1 },
   { id: 2, number: '555-0101', user_id: 2 },
 ];
+
+const STAMP = '2024-05-01 12:00:00.000';
+
+/** Marble `id` of a numbered series ("Marble 001"), ann's, with a description to fill a page. */
+export function numberedMarble(id: number): Row {
+  return marbleRow(id, `Marble ${String(id).padStart(3, '0')}`, {
+    radius_mm: 1 + (id % 30),
+    price: '9.20',
+    created_at: STAMP,
+    updated_at: STAMP,
+    user_id: 1,
+    description: `A hand-made marble number ${id}, with a description long enough to fill a page.`,
+  });
+}
+
+/** One of each: users ann and bob, an e-mail, a phone number, a marble, a genre, a movie. */
+export const ONE_OF_EACH: Tables = {
+  users: userRows('ann', 'bob'),
+  emails: [{ id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 }],
+  phone_numbers: [{ id: 1, number: '555 0100', user_id: 1 }],
+  marbles: [numberedMarble(1)],
+  genres: [{ id: 1, name: 'Drama' }],
+  movies: [movieRow(1, 'Open Water', { price: '12.50', main_genre_id: 1, created_at: STAMP, updated_at: STAMP })],
+  genres_movies: [{ movie_id: 1, genre_id: 1 }],
+};

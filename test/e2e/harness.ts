@@ -195,11 +195,6 @@ export class TestApp {
   }
 }
 
-/** Starts the app; the caller closes it. Suites use `useApp`. */
-export function startApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
-  return new TestApp().start(overrides);
-}
-
 /**
  * The app of a suite (or of a `describe`): started and seeded before its first test, closed after
  * its last, and with `seedEach`, emptied and seeded again before each test. `options` may be a
