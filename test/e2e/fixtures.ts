@@ -141,6 +141,13 @@ export const ONE_OF_EACH: Tables = {
   phone_numbers: [{ id: 1, number: '555 0100', user_id: 1 }],
   marbles: [numberedMarble(1)],
   genres: [{ id: 1, name: 'Drama' }],
-  movies: [movieRow(1, 'Open Water', { price: '12.50', main_genre_id: 1, created_at: STAMP, updated_at: STAMP })],
+  movies: [
+    movieRow(1, 'Open Water', {
+      price: '12.50',
+      main_genre_id: 1,
+      created_at: STAMP,
+      updated_at: STAMP,
+    }),
+  ],
   genres_movies: [{ movie_id: 1, genre_id: 1 }],
 };
