@@ -1,7 +1,14 @@
 /**
- * Boots the real application (AppModule, the same HTTP setup as main.ts) against the database
- * the test runner chose: TEST_DATABASE=sqlite (a fresh file per suite) or TEST_DATABASE=mysql
- * (TEST_MYSQL_URL, emptied before each suite). Demo data is off; suites insert their own rows.
+ * The e2e harness: the real application (AppModule, with the HTTP setup of main.ts) on the
+ * database the test runner chose, TEST_DATABASE=sqlite (a fresh file per suite) or
+ * TEST_DATABASE=mysql (TEST_MYSQL_URL, emptied before each suite). Demo data is off; a suite
+ * declares its own rows.
+ *
+ *     const t = useApp({ apiToken: TOKEN, seed: { users: USERS, marbles: [AMBER] } });
+ *
+ * registers the hooks that start the app, seed it, and close it, so a suite states only what it
+ * tests. This is the only file of the e2e suites (and of the in-process browser test) that
+ * imports from src/: when the sources move, the paths change here alone.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,19 +29,28 @@ import { APP_OPTIONS, configureApp } from '../../src/setup';
 
 export type Row = Record<string, unknown>;
 
-export interface TestApp {
-  app: NestExpressApplication;
-  http: () => ReturnType<typeof request>;
-  dataSource: DataSource;
-  dialect: 'sqlite' | 'mysql';
-  /** Deletes every row of every table. */
-  reset(): Promise<void>;
-  /** Inserts rows as given (column names, explicit ids). */
-  insert(table: string, rows: Row[]): Promise<void>;
-  /** Rows of a table, ordered by id (or by every column for join tables). */
-  rows(table: string, orderBy?: string): Promise<Row[]>;
-  close(): Promise<void>;
+/** Rows by table, inserted in the order the tables are named (users before what they own). */
+export type Tables = Record<string, Row[]>;
+
+/** What a suite starts from: rows by table, or steps of its own (HTTP calls, updates). */
+export type Seed = Tables | ((t: TestApp) => Promise<void>);
+
+export interface AppOptions extends Partial<AppConfig> {
+  /** Once, after the app has started: the rows every test of the suite reads. */
+  seed?: Seed;
+  /** Before each test, on emptied tables whose ids start again at 1: the rows each test changes. */
+  seedEach?: Seed;
 }
+
+/** Starting, seeding and closing the app: generous, for a loaded machine or a far MySQL. */
+export const HOOK_TIMEOUT = 60_000;
+
+/** Tables whose ids the database hands out, restarted by `fresh()`. */
+const SEQUENCED = ['users', 'genres', 'emails', 'marbles', 'phone_numbers', 'movies'];
+
+/** Columns the two databases store differently: MySQL hands back 1/0 and `12.50`. */
+const BOOLEAN_COLUMNS = new Set(['is_primary', 'is_discounted']);
+const DECIMAL_COLUMNS = new Set(['price']);
 
 export function testDatabase(): DatabaseConfig {
   const kind = process.env.TEST_DATABASE ?? 'sqlite';
@@ -48,49 +64,160 @@ export function testDatabase(): DatabaseConfig {
   return { type: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'records-e2e-')), 'test.sqlite') };
 }
 
-export async function startApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
-  const config: AppConfig = {
-    ...loadConfig({}),
-    database: testDatabase(),
-    demoData: false,
-    logLevel: 'silent',
-    ...overrides,
-  };
-  const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.register(config)],
-  }).compile();
-  const app = configureApp(
-    moduleRef.createNestApplication<NestExpressApplication>({
-      ...APP_OPTIONS,
-      bufferLogs: false,
-      logger: ['error', 'warn'],
-    }),
-  );
-  await app.init();
-  const dataSource = app.get(DataSource);
-  const q = (name: string) => dataSource.driver.escape(name);
-  const testApp: TestApp = {
-    app,
-    http: () => request(app.getHttpServer()),
-    dataSource,
-    dialect: config.database.type,
-    reset: () => new DemoData(dataSource).clear(),
-    async insert(table, rows) {
-      for (const row of rows) {
-        const columns = Object.keys(row);
-        await dataSource.query(
-          `INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-          columns.map((c) => (typeof row[c] === 'boolean' ? (row[c] ? 1 : 0) : row[c])),
-        );
-      }
-    },
-    async rows(table, orderBy = 'id') {
-      return dataSource.query(
-        `SELECT * FROM ${q(table)} ORDER BY ${orderBy.split(',').map(q).join(', ')}`,
+/** A decimal in canonical form (`12.50` → `12.5`, `4` → `4.0`), or null. */
+export function canonical(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  const [whole, fraction = ''] = String(value).split('.');
+  return `${whole}.${fraction.replace(/0+$/, '') || '0'}`;
+}
+
+/** The running application and its database. */
+export class TestApp {
+  app!: NestExpressApplication;
+  dataSource!: DataSource;
+  dialect!: 'sqlite' | 'mysql';
+
+  /** Starts the app on emptied tables. */
+  async start(overrides: Partial<AppConfig> = {}): Promise<this> {
+    const config: AppConfig = {
+      ...loadConfig({}),
+      database: testDatabase(),
+      demoData: false,
+      logLevel: 'silent',
+      ...overrides,
+    };
+    const moduleRef = await Test.createTestingModule({
+      imports: [AppModule.register(config)],
+    }).compile();
+    this.app = configureApp(
+      moduleRef.createNestApplication<NestExpressApplication>({
+        ...APP_OPTIONS,
+        bufferLogs: false,
+        logger: ['error', 'warn'],
+      }),
+    );
+    await this.app.init();
+    this.dataSource = this.app.get(DataSource);
+    this.dialect = config.database.type;
+    await this.fresh();
+    return this;
+  }
+
+  http(): ReturnType<typeof request> {
+    return request(this.app.getHttpServer());
+  }
+
+  /** Deletes every row of every table. */
+  reset(): Promise<void> {
+    return new DemoData(this.dataSource).clear();
+  }
+
+  /** Empties every table and restarts the id sequences, so new records get ids 1, 2, … */
+  async fresh(): Promise<void> {
+    await this.reset();
+    if (this.dialect === 'mysql') {
+      for (const table of SEQUENCED)
+        await this.query(`ALTER TABLE ${this.q(table)} AUTO_INCREMENT = 1`);
+      return;
+    }
+    const sequences = await this.query(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'",
+    );
+    if (sequences.length > 0) await this.query('DELETE FROM sqlite_sequence');
+  }
+
+  query(sql: string, parameters?: unknown[]): Promise<Row[]> {
+    return this.dataSource.query(sql, parameters);
+  }
+
+  /** Inserts rows as given (column names, explicit ids). */
+  async insert(table: string, rows: Row[]): Promise<void> {
+    for (const row of rows) {
+      const columns = Object.keys(row);
+      await this.query(
+        `INSERT INTO ${this.q(table)} (${columns.map((c) => this.q(c)).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+        columns.map((c) => (typeof row[c] === 'boolean' ? (row[c] ? 1 : 0) : row[c])),
       );
-    },
-    close: () => app.close(),
-  };
-  await testApp.reset();
-  return testApp;
+    }
+  }
+
+  /** Inserts the rows of each table, table by table. */
+  async insertAll(tables: Tables): Promise<void> {
+    for (const [table, rows] of Object.entries(tables)) await this.insert(table, rows);
+  }
+
+  async seed(seed: Seed | undefined): Promise<void> {
+    if (typeof seed === 'function') await seed(this);
+    else if (seed) await this.insertAll(seed);
+  }
+
+  /** Rows of a table as the driver returns them, ordered by id (or `orderBy`, comma-separated). */
+  rows(table: string, orderBy = 'id'): Promise<Row[]> {
+    const order = orderBy
+      .split(',')
+      .map((c) => this.q(c))
+      .join(', ');
+    return this.query(`SELECT * FROM ${this.q(table)} ORDER BY ${order}`);
+  }
+
+  /**
+   * The rows of a table, ordered by id (or `orderBy`), the same on both databases: booleans as
+   * booleans, decimals canonical, MySQL's generated `primary_user_id` column left out.
+   */
+  async stored(table: string, orderBy?: string): Promise<Row[]> {
+    const rows = await this.rows(table, orderBy);
+    return rows.map((row) => {
+      const out: Row = {};
+      for (const [key, value] of Object.entries(row)) {
+        if (key === 'primary_user_id') continue;
+        if (BOOLEAN_COLUMNS.has(key)) out[key] = Number(value) === 1;
+        else if (DECIMAL_COLUMNS.has(key)) out[key] = canonical(value);
+        else if (typeof value === 'bigint') out[key] = Number(value);
+        else out[key] = value;
+      }
+      return out;
+    });
+  }
+
+  /** Rows of a join table as [movie, genre or user] pairs. */
+  async links(table: 'genres_movies' | 'movies_users'): Promise<number[][]> {
+    const target = table === 'genres_movies' ? 'genre_id' : 'user_id';
+    const rows = await this.rows(table, `movie_id,${target}`);
+    return rows.map((r) => [Number(r.movie_id), Number(r[target])]);
+  }
+
+  async close(): Promise<void> {
+    await this.app?.close();
+  }
+
+  private q(name: string): string {
+    return this.dataSource.driver.escape(name);
+  }
+}
+
+/**
+ * The app of a suite (or of a `describe`): started and seeded before its first test, closed after
+ * its last, and with `seedEach`, emptied and seeded again before each test. `options` may be a
+ * function when the configuration is known only once earlier hooks have run.
+ */
+export function useApp(options: AppOptions | (() => AppOptions) = {}): TestApp {
+  const t = new TestApp();
+  let seedEach: Seed | undefined;
+  beforeAll(async () => {
+    const {
+      seed,
+      seedEach: each,
+      ...overrides
+    } = typeof options === 'function' ? options() : options;
+    seedEach = each;
+    await t.start(overrides);
+    await t.seed(seed);
+  }, HOOK_TIMEOUT);
+  beforeEach(async () => {
+    if (!seedEach) return;
+    await t.fresh();
+    await t.seed(seedEach);
+  }, HOOK_TIMEOUT);
+  afterAll(() => t.close(), HOOK_TIMEOUT);
+  return t;
 }

@@ -2,15 +2,10 @@
  * Sizes past the everyday: an unpaginated list whose to-many relation spans more owners than one
  * statement can bind on SQLite, and a read that carries a body nobody asked for.
  */
-import { startApp, TestApp } from './harness';
+import { useApp } from './harness';
 
 describe('read side: large and odd requests', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(() => t.close());
+  const t = useApp();
 
   it('should list 2500 movies with their users, loading the users in chunks', async () => {
     const q = (name: string) => t.dataSource.driver.escape(name);

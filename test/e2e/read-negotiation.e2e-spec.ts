@@ -2,13 +2,23 @@
  * Format negotiation on every GET route (CONTRACT §1): path suffix, then `format=`, then Accept
  * with q-values; JSON by default; 406 for an explicit unsupported format; headers.
  */
-import { startApp, TestApp } from './harness';
-import { expectJson, expectXml, insertUsers, JSON_TYPE, xmlDocument } from './read-helpers';
+import { useApp } from './harness';
+import { marbleRow, movieRow, onePageXml, userRows } from './fixtures';
+import {
+  JSON_TYPE,
+  XML_TYPE,
+  expectMessage,
+  expectNegotiatedJson,
+  expectNegotiatedXml,
+  expectVaryAccept,
+  xmlDocument,
+  xmlMessage,
+} from './http';
 
 const PONG_JSON = '{"message":"pong"}';
-const PONG_XML = xmlDocument('<hash><message>pong</message></hash>');
+const PONG_XML = xmlMessage('pong');
 const CHILD_PONG_JSON = '{"message":"child pong"}';
-const CHILD_PONG_XML = xmlDocument('<hash><message>child pong</message></hash>');
+const CHILD_PONG_XML = xmlMessage('child pong');
 
 const EMAIL = { id: 1, email: 'ann@example.com', is_primary: true, user: { id: 1, login: 'ann' } };
 const EMAIL_XML =
@@ -32,52 +42,42 @@ const GET_ROUTES = [
 ];
 
 describe('read side: format negotiation', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startApp();
-    await insertUsers(t, ['ann']);
-    await t.insert('emails', [{ id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 }]);
-    await t.insert('phone_numbers', [{ id: 1, number: '555 0100', user_id: 1 }]);
-    await t.insert('marbles', [
-      {
-        id: 1,
-        name: 'Amber Swirl',
-        radius_mm: 12,
-        price: '9.20',
-        is_discounted: false,
-        created_at: '2024-05-01 12:00:00.250',
-        updated_at: '2024-05-01 12:00:00.250',
-        user_id: 1,
-        description: '',
-        picture: null,
-      },
-    ]);
-    await t.insert('genres', [{ id: 1, name: 'Action' }]);
-    await t.insert('movies', [
-      {
-        id: 1,
-        name: 'Midnight Harbor',
-        price: '12.00',
-        main_genre_id: 1,
-        created_at: '2024-03-01 10:00:00.000',
-        updated_at: '2024-03-01 10:00:00.000',
-      },
-    ]);
-    await t.insert('genres_movies', [{ movie_id: 1, genre_id: 1 }]);
-    await t.insert('movies_users', [{ movie_id: 1, user_id: 1 }]);
+  const t = useApp({
+    seed: {
+      users: userRows('ann'),
+      emails: [{ id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 }],
+      phone_numbers: [{ id: 1, number: '555 0100', user_id: 1 }],
+      marbles: [
+        marbleRow(1, 'Amber Swirl', {
+          radius_mm: 12,
+          price: '9.20',
+          created_at: '2024-05-01 12:00:00.250',
+          updated_at: '2024-05-01 12:00:00.250',
+          user_id: 1,
+        }),
+      ],
+      genres: [{ id: 1, name: 'Action' }],
+      movies: [
+        movieRow(1, 'Midnight Harbor', {
+          price: '12.00',
+          main_genre_id: 1,
+          created_at: '2024-03-01 10:00:00.000',
+          updated_at: '2024-03-01 10:00:00.000',
+        }),
+      ],
+      genres_movies: [{ movie_id: 1, genre_id: 1 }],
+      movies_users: [{ movie_id: 1, user_id: 1 }],
+    },
   });
-
-  afterAll(() => t.close());
 
   describe('suffixes on every GET route', () => {
     it.each(GET_ROUTES)(
       'should answer %s in JSON without suffix or header, and the same with .json',
       async (route) => {
         const plain = await t.http().get(route);
-        expectJson(plain);
+        expectNegotiatedJson(plain);
         const suffixed = await t.http().get(`${route}.json`);
-        expectJson(suffixed);
+        expectNegotiatedJson(suffixed);
         expect(suffixed.text).toBe(plain.text);
         expect(() => JSON.parse(plain.text)).not.toThrow();
       },
@@ -87,9 +87,9 @@ describe('read side: format negotiation', () => {
       'should answer %s.xml in XML, as Accept: application/xml does',
       async (route) => {
         const suffixed = await t.http().get(`${route}.xml`);
-        expectXml(suffixed);
+        expectNegotiatedXml(suffixed);
         const accepted = await t.http().get(route).set('Accept', 'application/xml');
-        expectXml(accepted);
+        expectNegotiatedXml(accepted);
         expect(suffixed.text).toBe(accepted.text);
       },
     );
@@ -110,13 +110,7 @@ describe('read side: format negotiation', () => {
       const show = await t.http().get('/api/demo/emails/1.xml');
       expect(show.text).toBe(xmlDocument(`<hash>${EMAIL_XML}</hash>`));
       const index = await t.http().get('/api/demo/emails.xml');
-      expect(index.text).toBe(
-        xmlDocument(
-          '<hash><count type="integer">1</count><page type="integer">1</page>' +
-            '<page-size type="integer">30</page-size><total-pages type="integer">1</total-pages>' +
-            `<results type="array"><result>${EMAIL_XML}</result></results></hash>`,
-        ),
-      );
+      expect(index.text).toBe(xmlDocument(onePageXml([EMAIL_XML])));
       const movies = await t.http().get('/api/plain/movies.xml');
       expect(
         movies.text.startsWith(
@@ -137,61 +131,44 @@ describe('read side: format negotiation', () => {
       ]) {
         const plain = await t.http().get(route);
         const slashed = await t.http().get(`${route}/`);
-        expectJson(slashed);
+        expectNegotiatedJson(slashed);
         expect(slashed.body).toStrictEqual(plain.body);
       }
     });
 
     it('should negotiate XML on an index with a trailing slash', async () => {
       const res = await t.http().get('/api/demo/emails/').set('Accept', 'application/xml');
-      expectXml(res);
+      expectNegotiatedXml(res);
       expect(res.text).toContain(`<results type="array"><result>${EMAIL_XML}</result></results>`);
     });
   });
 
   describe('precedence', () => {
-    it('should let the .json suffix beat format=xml and Accept: application/xml', async () => {
-      const res = await t
-        .http()
-        .get('/api/demo/emails/1.json?format=xml')
-        .set('Accept', 'application/xml');
-      expectJson(res);
-      expect(res.body).toStrictEqual(EMAIL);
-    });
-
-    it('should let the .xml suffix beat format=json and Accept: application/json', async () => {
-      const res = await t
-        .http()
-        .get('/api/demo/emails/1.xml?format=json')
-        .set('Accept', 'application/json');
-      expectXml(res);
-      expect(res.text).toBe(xmlDocument(`<hash>${EMAIL_XML}</hash>`));
-    });
-
-    it('should let format=xml beat Accept: application/json', async () => {
-      const res = await t
-        .http()
-        .get('/api/demo/emails/1?format=xml')
-        .set('Accept', 'application/json');
-      expectXml(res);
-      expect(res.text).toBe(xmlDocument(`<hash>${EMAIL_XML}</hash>`));
-    });
-
-    it('should let format=json beat Accept: application/xml', async () => {
-      const res = await t
-        .http()
-        .get('/api/demo/emails/1?format=json')
-        .set('Accept', 'application/xml');
-      expectJson(res);
-      expect(res.body).toStrictEqual(EMAIL);
+    it.each([
+      ['the .json suffix', 'format=xml and Accept: application/xml', '1.json?format=xml'],
+      ['the .xml suffix', 'format=json and Accept: application/json', '1.xml?format=json'],
+      ['format=xml', 'Accept: application/json', '1?format=xml'],
+      ['format=json', 'Accept: application/xml', '1?format=json'],
+    ])('should let %s beat %s', async (winner, loser, path) => {
+      const accept = loser.replace(/^.*Accept: /, '');
+      const res = await t.http().get(`/api/demo/emails/${path}`).set('Accept', accept);
+      if (winner.includes('xml')) {
+        expectNegotiatedXml(res);
+        expect(res.text).toBe(xmlDocument(`<hash>${EMAIL_XML}</hash>`));
+      } else {
+        expectNegotiatedJson(res);
+        expect(res.body).toStrictEqual(EMAIL);
+      }
     });
 
     it('should apply format= on index, ping and movies routes too', async () => {
-      expectXml(await t.http().get('/api/demo/marbles?format=xml'));
+      expectNegotiatedXml(await t.http().get('/api/demo/marbles?format=xml'));
       expect((await t.http().get('/api/demo/phone_numbers/ping?format=xml')).text).toBe(PONG_XML);
-      expectXml(await t.http().get('/api/plain/movies?format=xml'));
-      expectXml(await t.http().get('/api/plain/movies/1?format=xml'));
-      expectJson(await t.http().get('/api/plain/movies/1?format=json').set('Accept', 'text/xml'));
+      expectNegotiatedXml(await t.http().get('/api/plain/movies?format=xml'));
+      expectNegotiatedXml(await t.http().get('/api/plain/movies/1?format=xml'));
+      expectNegotiatedJson(
+        await t.http().get('/api/plain/movies/1?format=json').set('Accept', 'text/xml'),
+      );
     });
   });
 
@@ -217,17 +194,17 @@ describe('read side: format negotiation', () => {
     ])('should answer Accept: %s in %s', async (accept, format) => {
       const res = await t.http().get('/api/demo/emails/ping').set('Accept', accept);
       if (format === 'xml') {
-        expectXml(res);
+        expectNegotiatedXml(res);
         expect(res.text).toBe(PONG_XML);
       } else {
-        expectJson(res);
+        expectNegotiatedJson(res);
         expect(res.text).toBe(PONG_JSON);
       }
     });
 
     it('should answer JSON when no Accept header is sent', async () => {
       const res = await t.http().get('/api/demo/marbles/1').unset('Accept');
-      expectJson(res);
+      expectNegotiatedJson(res);
       expect(res.body.name).toBe('Amber Swirl');
     });
   });
@@ -244,8 +221,7 @@ describe('read side: format negotiation', () => {
       '/api/plain/movies?format=yaml',
     ])('should answer %s with 406 and a JSON error body', async (route) => {
       const res = await t.http().get(route);
-      expectJson(res, 406);
-      expect(res.body).toStrictEqual({ message: expect.any(String) });
+      expectMessage(res, 406);
     });
 
     it('should answer 406 in JSON even when Accept asks for XML', async () => {
@@ -253,19 +229,17 @@ describe('read side: format negotiation', () => {
         .http()
         .get('/api/demo/emails?format=yaml')
         .set('Accept', 'application/xml');
-      expectJson(res, 406);
-      expect(res.body).toStrictEqual({ message: expect.any(String) });
+      expectMessage(res, 406);
     });
 
     it('should let an unsupported suffix beat a supported format=', async () => {
       const res = await t.http().get('/api/demo/emails.csv?format=json');
-      expectJson(res, 406);
-      expect(res.body).toStrictEqual({ message: expect.any(String) });
+      expectMessage(res, 406);
     });
 
     it('should not mistake an Accept with no supported type for an explicit format', async () => {
       const res = await t.http().get('/api/demo/emails/1').set('Accept', 'text/csv');
-      expectJson(res);
+      expectNegotiatedJson(res);
       expect(res.body).toStrictEqual(EMAIL);
     });
   });
@@ -274,10 +248,10 @@ describe('read side: format negotiation', () => {
     it('should send Content-Type with charset and Vary: Accept on JSON and XML responses', async () => {
       const json = await t.http().get('/api/demo/marbles');
       expect(json.headers['content-type']).toBe(JSON_TYPE);
-      expect(json.headers['vary'].split(/,\s*/)).toContain('Accept');
+      expectVaryAccept(json);
       const xml = await t.http().get('/api/demo/marbles').set('Accept', 'text/xml');
-      expect(xml.headers['content-type']).toBe('application/xml; charset=utf-8');
-      expect(xml.headers['vary'].split(/,\s*/)).toContain('Accept');
+      expect(xml.headers['content-type']).toBe(XML_TYPE);
+      expectVaryAccept(xml);
     });
 
     it('should send Vary: Accept on error responses', async () => {
@@ -289,7 +263,7 @@ describe('read side: format negotiation', () => {
       ]) {
         const res = await t.http().get(route);
         expect(res.status).toBeGreaterThanOrEqual(400);
-        expect(res.headers['vary'].split(/,\s*/)).toContain('Accept');
+        expectVaryAccept(res);
       }
     });
   });

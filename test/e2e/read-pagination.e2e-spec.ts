@@ -2,8 +2,15 @@
  * Pagination of the enveloped listings (service interface, Limits; CONTRACT §6): page and
  * page_size rules, count and total_pages, next/previous URLs; movies are not paginated.
  */
-import { startApp, TestApp } from './harness';
-import { expectJson, expectXml, ids, insertUsers, xmlDocument } from './read-helpers';
+import { useApp } from './harness';
+import { onePage, userRows } from './fixtures';
+import {
+  expectExactJson,
+  expectNegotiatedJson,
+  expectNegotiatedXml,
+  ids,
+  xmlDocument,
+} from './http';
 
 const HOST = 'records.test:8080';
 const BASE = `http://${HOST}/api/demo/marbles`;
@@ -60,103 +67,73 @@ function marbleXml(i: number) {
   );
 }
 
+/** An envelope (of all 65 marbles unless `count` says otherwise), with the links given. */
+function pageOf(
+  page: number,
+  page_size: number,
+  total_pages: number,
+  links: { next?: string; previous?: string },
+  results: unknown[],
+  count = TOTAL,
+) {
+  return { count, page, page_size, total_pages, ...links, results };
+}
+
 const range = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, k) => from + k);
 const marbles = (from: number, to: number) => range(from, to).map(marbleJson);
 
 describe('read side: pagination', () => {
-  let t: TestApp;
+  const t = useApp({ seed: { users: userRows('ann'), marbles: range(1, TOTAL).map(marbleRow) } });
   const get = (path: string) => t.http().get(path).set('Host', HOST);
 
-  beforeAll(async () => {
-    t = await startApp();
-    await insertUsers(t, ['ann']);
-    await t.insert('marbles', range(1, TOTAL).map(marbleRow));
-  });
-
-  afterAll(() => t.close());
+  /** GET `path`: a JSON page whose body is `expected`. */
+  async function expectPage(path: string, expected: unknown) {
+    const res = await get(path);
+    expectNegotiatedJson(res);
+    expect(res.body).toStrictEqual(expected);
+  }
 
   describe('page', () => {
     it('should serve page 1 with 30 records, count, total_pages and next when page is absent', async () => {
-      const res = await get('/api/demo/marbles');
-      expectJson(res);
-      const expected = {
-        count: 65,
-        page: 1,
-        page_size: 30,
-        total_pages: 3,
-        next: `${BASE}?page=2`,
-        results: marbles(1, 30),
-      };
-      expect(res.body).toStrictEqual(expected);
-      expect(res.text).toBe(JSON.stringify(expected));
+      expectExactJson(
+        await get('/api/demo/marbles'),
+        pageOf(1, 30, 3, { next: `${BASE}?page=2` }, marbles(1, 30)),
+      );
     });
 
     it('should serve a middle page with next and previous', async () => {
-      const res = await get('/api/demo/marbles?page=2');
-      expectJson(res);
-      const expected = {
-        count: 65,
-        page: 2,
-        page_size: 30,
-        total_pages: 3,
-        next: `${BASE}?page=3`,
-        previous: `${BASE}?page=1`,
-        results: marbles(31, 60),
-      };
-      expect(res.body).toStrictEqual(expected);
-      expect(res.text).toBe(JSON.stringify(expected));
+      expectExactJson(
+        await get('/api/demo/marbles?page=2'),
+        pageOf(2, 30, 3, { next: `${BASE}?page=3`, previous: `${BASE}?page=1` }, marbles(31, 60)),
+      );
     });
 
     it('should leave next out on the last page', async () => {
-      const res = await get('/api/demo/marbles?page=3');
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 65,
-        page: 3,
-        page_size: 30,
-        total_pages: 3,
-        previous: `${BASE}?page=2`,
-        results: marbles(61, 65),
-      });
+      await expectPage(
+        '/api/demo/marbles?page=3',
+        pageOf(3, 30, 3, { previous: `${BASE}?page=2` }, marbles(61, 65)),
+      );
     });
 
     it('should answer 200 with empty results just past the last page', async () => {
-      const res = await get('/api/demo/marbles?page=4');
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 65,
-        page: 4,
-        page_size: 30,
-        total_pages: 3,
-        previous: `${BASE}?page=3`,
-        results: [],
-      });
+      await expectPage(
+        '/api/demo/marbles?page=4',
+        pageOf(4, 30, 3, { previous: `${BASE}?page=3` }, []),
+      );
     });
 
     it('should answer 200 with empty results and no next far past the last page', async () => {
       const res = await get('/api/demo/marbles?page=1000');
-      expectJson(res);
-      expect(res.body).toMatchObject({
-        count: 65,
-        page: 1000,
-        page_size: 30,
-        total_pages: 3,
-        results: [],
-      });
+      expectNegotiatedJson(res);
+      expect(res.body).toMatchObject(pageOf(1000, 30, 3, {}, []));
       expect(res.body).not.toHaveProperty('next');
     });
 
     it('should answer 200 with empty results for a page number of 13 digits', async () => {
       const res = await get('/api/demo/marbles?page=1000000000000');
-      expectJson(res);
-      expect(res.body).toMatchObject({
-        count: 65,
-        page: 1000000000000,
-        page_size: 30,
-        total_pages: 3,
-        results: [],
-      });
+      expectNegotiatedJson(res);
+      expect(res.body).toMatchObject(pageOf(1000000000000, 30, 3, {}, []));
       expect(res.body).not.toHaveProperty('next');
     });
 
@@ -167,70 +144,40 @@ describe('read side: pagination', () => {
       ['abc', 'abc'],
       ['empty', ''],
     ])('should serve page 1 when page is %s', async (_label, value) => {
-      const res = await get(`/api/demo/marbles?page=${value}`);
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 65,
-        page: 1,
-        page_size: 30,
-        total_pages: 3,
-        next: `${BASE}?page=2`,
-        results: marbles(1, 30),
-      });
+      await expectPage(
+        `/api/demo/marbles?page=${value}`,
+        pageOf(1, 30, 3, { next: `${BASE}?page=2` }, marbles(1, 30)),
+      );
     });
   });
 
   describe('page_size', () => {
     it('should honour a page_size under the cap', async () => {
-      const res = await get('/api/demo/marbles?page_size=10&page=7');
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 65,
-        page: 7,
-        page_size: 10,
-        total_pages: 7,
-        previous: `${BASE}?page_size=10&page=6`,
-        results: marbles(61, 65),
-      });
+      await expectPage(
+        '/api/demo/marbles?page_size=10&page=7',
+        pageOf(7, 10, 7, { previous: `${BASE}?page_size=10&page=6` }, marbles(61, 65)),
+      );
     });
 
     it('should accept a page_size equal to the cap of 40', async () => {
-      const res = await get('/api/demo/marbles?page_size=40');
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 65,
-        page: 1,
-        page_size: 40,
-        total_pages: 2,
-        next: `${BASE}?page_size=40&page=2`,
-        results: marbles(1, 40),
-      });
+      await expectPage(
+        '/api/demo/marbles?page_size=40',
+        pageOf(1, 40, 2, { next: `${BASE}?page_size=40&page=2` }, marbles(1, 40)),
+      );
     });
 
     it.each(['41', '100', '1000000'])('should clamp page_size=%s to 40', async (size) => {
-      const res = await get(`/api/demo/marbles?page_size=${size}&page=2`);
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 65,
-        page: 2,
-        page_size: 40,
-        total_pages: 2,
-        previous: `${BASE}?page_size=${size}&page=1`,
-        results: marbles(41, 65),
-      });
+      await expectPage(
+        `/api/demo/marbles?page_size=${size}&page=2`,
+        pageOf(2, 40, 2, { previous: `${BASE}?page_size=${size}&page=1` }, marbles(41, 65)),
+      );
     });
 
     it('should clamp a page_size of 13 digits to 40', async () => {
-      const res = await get('/api/demo/marbles?page_size=1000000000000');
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 65,
-        page: 1,
-        page_size: 40,
-        total_pages: 2,
-        next: `${BASE}?page_size=1000000000000&page=2`,
-        results: marbles(1, 40),
-      });
+      await expectPage(
+        '/api/demo/marbles?page_size=1000000000000',
+        pageOf(1, 40, 2, { next: `${BASE}?page_size=1000000000000&page=2` }, marbles(1, 40)),
+      );
     });
 
     it.each([
@@ -239,29 +186,17 @@ describe('read side: pagination', () => {
       ['abc', 'abc'],
       ['empty', ''],
     ])('should fall back to 30 when page_size is %s', async (_label, size) => {
-      const res = await get(`/api/demo/marbles?page_size=${size}`);
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 65,
-        page: 1,
-        page_size: 30,
-        total_pages: 3,
-        next: `${BASE}?page_size=${size}&page=2`,
-        results: marbles(1, 30),
-      });
+      await expectPage(
+        `/api/demo/marbles?page_size=${size}`,
+        pageOf(1, 30, 3, { next: `${BASE}?page_size=${size}&page=2` }, marbles(1, 30)),
+      );
     });
 
     it('should page with a page_size of 1', async () => {
-      const res = await get('/api/demo/marbles?page_size=1&page=65');
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 65,
-        page: 65,
-        page_size: 1,
-        total_pages: 65,
-        previous: `${BASE}?page_size=1&page=64`,
-        results: [marbleJson(65)],
-      });
+      await expectPage(
+        '/api/demo/marbles?page_size=1&page=65',
+        pageOf(65, 1, 65, { previous: `${BASE}?page_size=1&page=64` }, [marbleJson(65)]),
+      );
     });
   });
 
@@ -270,7 +205,7 @@ describe('read side: pagination', () => {
       const res = await get(
         '/api/demo/marbles?ordering=-radius_mm&foo=bar&page=2&page_size=5&description__contains=marble',
       );
-      expectJson(res);
+      expectNegotiatedJson(res);
       expect(res.body.next).toBe(
         `${BASE}?ordering=-radius_mm&foo=bar&page=3&page_size=5&description__contains=marble`,
       );
@@ -281,7 +216,7 @@ describe('read side: pagination', () => {
 
     it('should replace a non-numeric page in place', async () => {
       const res = await get('/api/demo/marbles?page=abc&page_size=10');
-      expectJson(res);
+      expectNegotiatedJson(res);
       expect(res.body.page).toBe(1);
       expect(res.body.next).toBe(`${BASE}?page=2&page_size=10`);
       expect(res.body).not.toHaveProperty('previous');
@@ -291,53 +226,41 @@ describe('read side: pagination', () => {
       const res = await get(
         '/api/demo/marbles?user.login=ann&id__in=1%2C3%2C5%2C7%2C9&page_size=2&page=2',
       );
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 5,
-        page: 2,
-        page_size: 2,
-        total_pages: 3,
-        next: `${BASE}?user.login=ann&id__in=1%2C3%2C5%2C7%2C9&page_size=2&page=3`,
-        previous: `${BASE}?user.login=ann&id__in=1%2C3%2C5%2C7%2C9&page_size=2&page=1`,
-        results: [marbleJson(5), marbleJson(7)],
-      });
+      expectNegotiatedJson(res);
+      const query = 'user.login=ann&id__in=1%2C3%2C5%2C7%2C9&page_size=2';
+      expect(res.body).toStrictEqual(
+        pageOf(
+          2,
+          2,
+          3,
+          { next: `${BASE}?${query}&page=3`, previous: `${BASE}?${query}&page=1` },
+          [marbleJson(5), marbleJson(7)],
+          5,
+        ),
+      );
     });
 
     it('should count only the filtered set', async () => {
       const res = await get('/api/demo/marbles?user_id=null&is_discounted=true');
-      expectJson(res);
+      expectNegotiatedJson(res);
       const expectedIds = range(1, TOTAL).filter((i) => i % 2 === 0 && i % 3 === 0);
-      expect(res.body).toStrictEqual({
-        count: expectedIds.length,
-        page: 1,
-        page_size: 30,
-        total_pages: 1,
-        results: expectedIds.map(marbleJson),
-      });
+      expect(res.body).toStrictEqual(onePage(expectedIds.map(marbleJson)));
     });
 
     it('should answer an empty filtered set with count 0 and no links', async () => {
-      const res = await get('/api/demo/marbles?name=nothing');
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 0,
-        page: 1,
-        page_size: 30,
-        total_pages: 0,
-        results: [],
-      });
+      await expectPage('/api/demo/marbles?name=nothing', onePage([]));
     });
 
     it('should keep the .json suffix in the links', async () => {
       const res = await get('/api/demo/marbles.json?page=2&page_size=20');
-      expectJson(res);
+      expectNegotiatedJson(res);
       expect(res.body.next).toBe(`${BASE}.json?page=3&page_size=20`);
       expect(res.body.previous).toBe(`${BASE}.json?page=1&page_size=20`);
     });
 
     it('should keep the .xml suffix in the links of an XML page, escaped', async () => {
       const res = await get('/api/demo/marbles.xml?page=2&page_size=30');
-      expectXml(res);
+      expectNegotiatedXml(res);
       expect(res.text).toBe(
         xmlDocument(
           '<hash><count type="integer">65</count><page type="integer">2</page>' +
@@ -351,21 +274,21 @@ describe('read side: pagination', () => {
 
     it('should keep the format parameter in the links', async () => {
       const res = await get('/api/demo/marbles?format=xml&page_size=20');
-      expectXml(res);
+      expectNegotiatedXml(res);
       expect(res.text).toContain(`<next>${BASE}?format=xml&amp;page_size=20&amp;page=2</next>`);
       expect(res.text).not.toContain('<previous>');
     });
 
     it('should keep the trailing slash of the index path in the links', async () => {
       const res = await get('/api/demo/marbles/?page=2');
-      expectJson(res);
+      expectNegotiatedJson(res);
       expect(res.body.next).toBe(`${BASE}/?page=3`);
       expect(res.body.previous).toBe(`${BASE}/?page=1`);
     });
 
     it("should build the links on the request's own host", async () => {
       const res = await t.http().get('/api/demo/marbles?page=2');
-      expectJson(res);
+      expectNegotiatedJson(res);
       const origin = new URL(res.request.url).host;
       expect(res.body.next).toBe(`http://${origin}/api/demo/marbles?page=3`);
       expect(res.body.previous).toBe(`http://${origin}/api/demo/marbles?page=1`);
@@ -379,7 +302,7 @@ describe('read side: pagination', () => {
         const res = await get(
           `/api/demo/marbles?ordering=-is_discounted&page_size=10&page=${page}`,
         );
-        expectJson(res);
+        expectNegotiatedJson(res);
         seen.push(...ids(res.body));
       }
       const discounted = range(1, TOTAL).filter((i) => i % 3 === 0);
@@ -393,7 +316,7 @@ describe('read side: pagination', () => {
         const res = await get(
           `/api/demo/marbles?ordering=user.login,radius_mm&page_size=15&page=${page}`,
         );
-        expectJson(res);
+        expectNegotiatedJson(res);
         seen.push(...ids(res.body));
       }
       expect(seen).toHaveLength(TOTAL);
@@ -431,44 +354,45 @@ describe('read side: pagination', () => {
     });
 
     it('should page emails by 30', async () => {
-      const res = await get('/api/demo/emails?page=2');
-      expectJson(res);
-      expect(res.body).toStrictEqual({
-        count: 31,
-        page: 2,
-        page_size: 30,
-        total_pages: 2,
-        previous: `http://${HOST}/api/demo/emails?page=1`,
-        results: [
-          { id: 31, email: 'ann31@example.com', is_primary: false, user: { id: 1, login: 'ann' } },
-        ],
-      });
+      await expectPage(
+        '/api/demo/emails?page=2',
+        pageOf(
+          2,
+          30,
+          2,
+          { previous: `http://${HOST}/api/demo/emails?page=1` },
+          [
+            {
+              id: 31,
+              email: 'ann31@example.com',
+              is_primary: false,
+              user: { id: 1, login: 'ann' },
+            },
+          ],
+          31,
+        ),
+      );
     });
 
     it('should page phone numbers by 30 and clamp their page_size to 40', async () => {
       const first = await get('/api/demo/phone_numbers');
-      expectJson(first);
+      expectNegotiatedJson(first);
       expect(first.body).toMatchObject({ count: 31, page: 1, page_size: 30, total_pages: 2 });
       expect(first.body.next).toBe(`http://${HOST}/api/demo/phone_numbers?page=2`);
       expect(ids(first.body)).toEqual(range(1, 30));
       const clamped = await get('/api/demo/phone_numbers?page_size=50');
-      expect(clamped.body).toStrictEqual({
-        count: 31,
-        page: 1,
-        page_size: 40,
-        total_pages: 1,
-        results: range(1, 31).map((i) => ({
-          id: i,
-          number: `555-01${pad(i)}`,
-          user: { id: 1, login: 'ann' },
-        })),
-      });
+      const phones = range(1, 31).map((i) => ({
+        id: i,
+        number: `555-01${pad(i)}`,
+        user: { id: 1, login: 'ann' },
+      }));
+      expect(clamped.body).toStrictEqual(pageOf(1, 40, 1, {}, phones, 31));
     });
 
     it('should return every movie as a bare array whatever page and page_size say', async () => {
       for (const query of ['', '?page=2', '?page_size=1', '?page=2&page_size=10']) {
         const res = await get(`/api/plain/movies${query}`);
-        expectJson(res);
+        expectNegotiatedJson(res);
         expect(Array.isArray(res.body)).toBe(true);
         expect(ids(res.body)).toEqual(range(1, 45));
       }

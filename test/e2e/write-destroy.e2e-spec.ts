@@ -3,23 +3,20 @@
  * destroy_all takes an array of ids, answers the deleted records, and deletes nothing at all when
  * the body is not an array of ids or names an id that does not exist.
  */
-import { startApp, TestApp } from './harness';
+import type { Response } from 'supertest';
+import { useApp } from './harness';
 import {
   ANN,
   BOB,
+  GENRES,
   T1_ISO,
   T2_ISO,
-  expectError,
-  expectJson,
-  expectXml,
-  freshTables,
-  links,
+  USERS,
   marbleRow,
   movieRow,
-  seedGenres,
-  seedUsers,
-  stored,
-} from './write-helpers';
+  setBillingEmail,
+} from './fixtures';
+import { expectError, expectJson, expectNotFound, expectXml, send } from './http';
 
 const BULK_DESTROY_SHAPE = 'Bulk destroy requires an array of primary keys as input.';
 
@@ -63,39 +60,28 @@ const PHONE_ROWS = [
 ];
 
 describe('write: destroy', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(() => t.close());
-
-  beforeEach(async () => {
-    await freshTables(t);
-    await seedUsers(t);
-    await seedGenres(t);
-    await t.insert('marbles', MARBLE_ROWS);
-    await t.insert('emails', EMAIL_ROWS);
-    await t.insert('phone_numbers', PHONE_ROWS);
-    await t.insert('movies', [movieRow(1, 'Voyage', { main_genre_id: 1 }), movieRow(2, 'Harbor')]);
-    await t.insert('genres_movies', [
-      { movie_id: 1, genre_id: 1 },
-      { movie_id: 1, genre_id: 2 },
-      { movie_id: 2, genre_id: 3 },
-    ]);
-    await t.insert('movies_users', [
-      { movie_id: 1, user_id: 1 },
-      { movie_id: 2, user_id: 2 },
-    ]);
+  const t = useApp({
+    seedEach: {
+      users: USERS,
+      genres: GENRES,
+      marbles: MARBLE_ROWS,
+      emails: EMAIL_ROWS,
+      phone_numbers: PHONE_ROWS,
+      movies: [movieRow(1, 'Voyage', { main_genre_id: 1 }), movieRow(2, 'Harbor')],
+      genres_movies: [
+        { movie_id: 1, genre_id: 1 },
+        { movie_id: 1, genre_id: 2 },
+        { movie_id: 2, genre_id: 3 },
+      ],
+      movies_users: [
+        { movie_id: 1, user_id: 1 },
+        { movie_id: 2, user_id: 2 },
+      ],
+    },
   });
 
   /** A 204: no body, no content. */
-  function expectNoContent(res: {
-    status: number;
-    text: string;
-    body: unknown;
-    headers: Record<string, string>;
-  }) {
+  function expectNoContent(res: Response) {
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expect(res.headers['content-length'] ?? '0').toBe('0');
@@ -105,86 +91,68 @@ describe('write: destroy', () => {
     it('should destroy a marble with 204 and an empty body, then answer 404 for it', async () => {
       const res = await t.http().delete('/api/demo/marbles/2');
       expectNoContent(res);
-      expect(await stored(t, 'marbles')).toEqual([
+      expect(await t.stored('marbles')).toEqual([
         { ...MARBLE_ROWS[0], is_discounted: false },
         { ...MARBLE_ROWS[2], is_discounted: false },
       ]);
 
-      expectError(await t.http().get('/api/demo/marbles/2'), 404, {
-        message: 'Marble 2 not found.',
-      });
-      expectError(await t.http().delete('/api/demo/marbles/2'), 404, {
-        message: 'Marble 2 not found.',
-      });
-      expect(await stored(t, 'marbles')).toHaveLength(2);
+      expectNotFound(await t.http().get('/api/demo/marbles/2'), 'Marble 2 not found.');
+      expectNotFound(await t.http().delete('/api/demo/marbles/2'), 'Marble 2 not found.');
+      expect(await t.stored('marbles')).toHaveLength(2);
     });
 
     it('should answer 404 for a marble that never existed and for a malformed id', async () => {
-      expectError(await t.http().delete('/api/demo/marbles/99'), 404, {
-        message: 'Marble 99 not found.',
-      });
-      expectError(await t.http().delete('/api/demo/marbles/abc'), 404, {
-        message: 'Marble abc not found.',
-      });
-      expectError(await t.http().delete('/api/demo/marbles/0'), 404, {
-        message: 'Marble 0 not found.',
-      });
-      expect(await stored(t, 'marbles')).toHaveLength(3);
+      expectNotFound(await t.http().delete('/api/demo/marbles/99'), 'Marble 99 not found.');
+      expectNotFound(await t.http().delete('/api/demo/marbles/abc'), 'Marble abc not found.');
+      expectNotFound(await t.http().delete('/api/demo/marbles/0'), 'Marble 0 not found.');
+      expect(await t.stored('marbles')).toHaveLength(3);
     });
 
     it('should destroy with a format suffix and still answer 204 with no body', async () => {
       expectNoContent(await t.http().delete('/api/demo/marbles/3.xml'));
       expectNoContent(await t.http().delete('/api/demo/marbles/1.json'));
-      expect((await stored(t, 'marbles')).map((r) => r.id)).toEqual([2]);
+      expect((await t.stored('marbles')).map((r) => r.id)).toEqual([2]);
     });
 
     it('should destroy an e-mail and unlink it as a billing address', async () => {
-      await t.dataSource.query('UPDATE users SET email_id = 2 WHERE id = 3');
+      await setBillingEmail(t, 3, 2);
       expectNoContent(await t.http().delete('/api/demo/emails/2'));
-      expect(await stored(t, 'emails')).toEqual([EMAIL_ROWS[0], EMAIL_ROWS[2]]);
+      expect(await t.stored('emails')).toEqual([EMAIL_ROWS[0], EMAIL_ROWS[2]]);
       expect((await t.rows('users')).map((u) => [u.id, u.email_id])).toEqual([
         [1, null],
         [2, null],
         [3, null],
       ]);
-      expectError(await t.http().delete('/api/demo/emails/2'), 404, {
-        message: 'Email 2 not found.',
-      });
+      expectNotFound(await t.http().delete('/api/demo/emails/2'), 'Email 2 not found.');
     });
 
     it('should destroy a phone number', async () => {
       expectNoContent(await t.http().delete('/api/demo/phone_numbers/1'));
-      expect(await stored(t, 'phone_numbers')).toEqual([PHONE_ROWS[1], PHONE_ROWS[2]]);
-      expectError(await t.http().get('/api/demo/phone_numbers/1'), 404, {
-        message: 'Phone number 1 not found.',
-      });
+      expect(await t.stored('phone_numbers')).toEqual([PHONE_ROWS[1], PHONE_ROWS[2]]);
+      expectNotFound(await t.http().get('/api/demo/phone_numbers/1'), 'Phone number 1 not found.');
     });
 
     it('should destroy a movie and its genre and user links', async () => {
       expectNoContent(await t.http().delete('/api/plain/movies/1'));
-      expect((await stored(t, 'movies')).map((m) => m.id)).toEqual([2]);
-      expect(await links(t, 'genres_movies')).toEqual([[2, 3]]);
-      expect(await links(t, 'movies_users')).toEqual([[2, 2]]);
-      expectError(await t.http().get('/api/plain/movies/1'), 404, {
-        message: 'Movie 1 not found.',
-      });
-      expectError(await t.http().delete('/api/plain/movies/1'), 404, {
-        message: 'Movie 1 not found.',
-      });
+      expect((await t.stored('movies')).map((m) => m.id)).toEqual([2]);
+      expect(await t.links('genres_movies')).toEqual([[2, 3]]);
+      expect(await t.links('movies_users')).toEqual([[2, 2]]);
+      expectNotFound(await t.http().get('/api/plain/movies/1'), 'Movie 1 not found.');
+      expectNotFound(await t.http().delete('/api/plain/movies/1'), 'Movie 1 not found.');
       expect((await t.rows('genres')).length).toBe(3);
     });
   });
 
   describe('destroy_all', () => {
     it('should delete the listed marbles and answer them', async () => {
-      const res = await t.http().delete('/api/demo/marbles').send([2, 1]);
+      const { res } = await send(t, 'delete', '/api/demo/marbles', [2, 1]);
       expectJson(res, 200);
       // In the order of the request.
       expect(res.body).toEqual({
         message: 'Bulk destroy successful.',
         records: [MARBLE_2, MARBLE_1],
       });
-      expect(await stored(t, 'marbles')).toEqual([{ ...MARBLE_ROWS[2], is_discounted: false }]);
+      expect(await t.stored('marbles')).toEqual([{ ...MARBLE_ROWS[2], is_discounted: false }]);
     });
 
     it('should answer destroy_all in XML when XML is negotiated', async () => {
@@ -203,7 +171,7 @@ describe('write: destroy', () => {
           '<updated-at type="dateTime">2024-05-02T08:30:15Z</updated-at>' +
           '<description></description><picture nil="true"/></record></records></hash>\n',
       );
-      expect((await stored(t, 'marbles')).map((r) => r.id)).toEqual([1, 2]);
+      expect((await t.stored('marbles')).map((r) => r.id)).toEqual([1, 2]);
     });
 
     it('should accept the ids as an XML array', async () => {
@@ -217,7 +185,7 @@ describe('write: destroy', () => {
         message: 'Bulk destroy successful.',
         records: [MARBLE_1, MARBLE_2],
       });
-      expect((await stored(t, 'marbles')).map((r) => r.id)).toEqual([3]);
+      expect((await t.stored('marbles')).map((r) => r.id)).toEqual([3]);
     });
 
     it('should refuse a body that is not an array of ids, deleting nothing', async () => {
@@ -233,30 +201,30 @@ describe('write: destroy', () => {
         const res = await (body === undefined ? req : req.send(body));
         expectError(res, 400, { message: BULK_DESTROY_SHAPE });
       }
-      expect(await stored(t, 'marbles')).toHaveLength(3);
+      expect(await t.stored('marbles')).toHaveLength(3);
     });
 
     it('should delete nothing and name the ids when one does not exist', async () => {
-      const res = await t.http().delete('/api/demo/marbles').send([1, 99, 2]);
+      const { res } = await send(t, 'delete', '/api/demo/marbles', [1, 99, 2]);
       expectError(res, 400, {
         message: 'No marbles with ids 99; nothing was deleted.',
         errors: { id: ['Marble 99 not found.'] },
       });
-      expect((await stored(t, 'marbles')).map((r) => r.id)).toEqual([1, 2, 3]);
+      expect((await t.stored('marbles')).map((r) => r.id)).toEqual([1, 2, 3]);
     });
 
     it('should refuse more than 1000 ids, deleting nothing', async () => {
       const ids = Array.from({ length: 1001 }, (_, i) => i + 1);
-      const res = await t.http().delete('/api/demo/marbles').send(ids);
+      const { res } = await send(t, 'delete', '/api/demo/marbles', ids);
       expectJson(res, 400);
       expect(res.body.message).toMatch(
         /^Bulk destroy requires an array of primary keys as input\./,
       );
-      expect((await stored(t, 'marbles')).map((r) => r.id)).toEqual([1, 2, 3]);
+      expect((await t.stored('marbles')).map((r) => r.id)).toEqual([1, 2, 3]);
     });
 
     it('should delete listed e-mails and answer them', async () => {
-      const res = await t.http().delete('/api/demo/emails').send([1, 3]);
+      const { res } = await send(t, 'delete', '/api/demo/emails', [1, 3]);
       expectJson(res, 200);
       expect(res.body).toEqual({
         message: 'Bulk destroy successful.',
@@ -265,44 +233,44 @@ describe('write: destroy', () => {
           { id: 3, email: 'bob@example.com', is_primary: true, user: BOB },
         ],
       });
-      expect(await stored(t, 'emails')).toEqual([EMAIL_ROWS[1]]);
+      expect(await t.stored('emails')).toEqual([EMAIL_ROWS[1]]);
     });
 
     it('should delete no e-mail when one id is missing', async () => {
-      const res = await t.http().delete('/api/demo/emails').send([3, 8, 9]);
+      const { res } = await send(t, 'delete', '/api/demo/emails', [3, 8, 9]);
       expectError(res, 400, {
         message: 'No emails with ids 8, 9; nothing was deleted.',
         errors: { id: ['Email 8 not found.', 'Email 9 not found.'] },
       });
-      expect(await stored(t, 'emails')).toEqual(EMAIL_ROWS);
+      expect(await t.stored('emails')).toEqual(EMAIL_ROWS);
     });
 
     it('should delete listed phone numbers and refuse a non-array', async () => {
-      const res = await t.http().delete('/api/demo/phone_numbers').send([2]);
+      const { res } = await send(t, 'delete', '/api/demo/phone_numbers', [2]);
       expectJson(res, 200);
       expect(res.body).toEqual({
         message: 'Bulk destroy successful.',
         records: [{ id: 2, number: '(555) 0101', user: BOB }],
       });
-      expect(await stored(t, 'phone_numbers')).toEqual([PHONE_ROWS[0], PHONE_ROWS[2]]);
+      expect(await t.stored('phone_numbers')).toEqual([PHONE_ROWS[0], PHONE_ROWS[2]]);
 
-      const bad = await t.http().delete('/api/demo/phone_numbers').send({ id: 1 });
+      const { res: bad } = await send(t, 'delete', '/api/demo/phone_numbers', { id: 1 });
       expectError(bad, 400, { message: BULK_DESTROY_SHAPE });
-      const missing = await t.http().delete('/api/demo/phone_numbers').send([1, 2]);
+      const { res: missing } = await send(t, 'delete', '/api/demo/phone_numbers', [1, 2]);
       expectError(missing, 400, {
         message: 'No phone numbers with ids 2; nothing was deleted.',
         errors: { id: ['Phone number 2 not found.'] },
       });
-      expect(await stored(t, 'phone_numbers')).toEqual([PHONE_ROWS[0], PHONE_ROWS[2]]);
+      expect(await t.stored('phone_numbers')).toEqual([PHONE_ROWS[0], PHONE_ROWS[2]]);
     });
 
     it('should answer 405 to DELETE on the movies collection and delete nothing', async () => {
-      const res = await t.http().delete('/api/plain/movies').send([1, 2]);
+      const { res } = await send(t, 'delete', '/api/plain/movies', [1, 2]);
       expectError(res, 405, {
         message: 'Method DELETE is not allowed here; allowed: GET, HEAD, POST, OPTIONS.',
       });
       expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
-      expect((await stored(t, 'movies')).map((m) => m.id)).toEqual([1, 2]);
+      expect((await t.stored('movies')).map((m) => m.id)).toEqual([1, 2]);
     });
   });
 });

@@ -3,18 +3,9 @@
  * one primary clears the flag on that user's others in the same request, and leaves other users'
  * addresses alone. Every case reads all of the users' e-mails back.
  */
-import { startApp, TestApp } from './harness';
-import {
-  ANN,
-  BOB,
-  CLEO,
-  expectError,
-  expectJson,
-  freshTables,
-  seedUsers,
-  stored,
-  VALIDATION_FAILED,
-} from './write-helpers';
+import { useApp } from './harness';
+import { ANN, BOB, CLEO, USERS } from './fixtures';
+import { expectInvalid, expectJson } from './http';
 
 const FIXTURE = [
   { id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 },
@@ -29,18 +20,7 @@ function flags(rows: Record<string, unknown>[]) {
 }
 
 describe('write: one primary e-mail per user', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(() => t.close());
-
-  beforeEach(async () => {
-    await freshTables(t);
-    await seedUsers(t);
-    await t.insert('emails', FIXTURE);
-  });
+  const t = useApp({ seedEach: { users: USERS, emails: FIXTURE } });
 
   it('should clear the old primary of the user when a primary e-mail is created', async () => {
     const res = await t
@@ -49,7 +29,7 @@ describe('write: one primary e-mail per user', () => {
       .send({ email: 'ann.new@example.com', user_id: 1, is_primary: true });
     expectJson(res, 201);
     expect(res.body).toEqual({ id: 5, email: 'ann.new@example.com', is_primary: true, user: ANN });
-    expect(await stored(t, 'emails')).toEqual([
+    expect(await t.stored('emails')).toEqual([
       { ...FIXTURE[0], is_primary: false },
       FIXTURE[1],
       FIXTURE[2],
@@ -80,7 +60,7 @@ describe('write: one primary e-mail per user', () => {
       is_primary: false,
       user: ANN,
     });
-    expect(await stored(t, 'emails')).toEqual([
+    expect(await t.stored('emails')).toEqual([
       ...FIXTURE,
       { id: 5, email: 'ann.other@example.com', is_primary: false, user_id: 1 },
     ]);
@@ -96,7 +76,7 @@ describe('write: one primary e-mail per user', () => {
         is_primary: true,
         user: ANN,
       });
-      const rows = await stored(t, 'emails');
+      const rows = await t.stored('emails');
       expect(flags(rows)).toEqual([
         [1, 1, target === 1],
         [2, 1, target === 2],
@@ -110,7 +90,7 @@ describe('write: one primary e-mail per user', () => {
     const res = await t.http().patch('/api/demo/emails/1').send({ user_id: 2 });
     expectJson(res, 200);
     expect(res.body).toEqual({ id: 1, email: 'ann@example.com', is_primary: true, user: BOB });
-    expect(flags(await stored(t, 'emails'))).toEqual([
+    expect(flags(await t.stored('emails'))).toEqual([
       [1, 2, true],
       [2, 1, false],
       [3, 2, false],
@@ -120,11 +100,8 @@ describe('write: one primary e-mail per user', () => {
 
   it('should leave the flags alone when an update is refused', async () => {
     const res = await t.http().patch('/api/demo/emails/2').send({ is_primary: true, user_id: 99 });
-    expectError(res, 400, {
-      message: VALIDATION_FAILED,
-      errors: { user_id: ['No user with id 99.'] },
-    });
-    expect(await stored(t, 'emails')).toEqual(FIXTURE);
+    expectInvalid(res, { user_id: ['No user with id 99.'] });
+    expect(await t.stored('emails')).toEqual(FIXTURE);
   });
 
   it('should leave exactly one primary when a bulk create has two primaries for one user', async () => {
@@ -150,7 +127,7 @@ describe('write: one primary e-mail per user', () => {
       [7, 'bob.b@example.com', BOB],
     ]);
     // The answer shows the flags as stored.
-    const rows = await stored(t, 'emails');
+    const rows = await t.stored('emails');
     expect(res.body.records.map((e: { is_primary: boolean }) => e.is_primary)).toEqual(
       rows.slice(4).map((r) => r.is_primary),
     );
@@ -173,7 +150,7 @@ describe('write: one primary e-mail per user', () => {
         { id: 4, is_primary: true },
       ]);
     expectJson(res, 200);
-    const rows = await stored(t, 'emails');
+    const rows = await t.stored('emails');
     const annPrimaries = rows.filter((r) => r.user_id === 1 && r.is_primary);
     expect(annPrimaries).toHaveLength(1);
     expect(flags(rows).filter(([, user]) => user !== 1)).toEqual([
@@ -195,7 +172,7 @@ describe('write: one primary e-mail per user', () => {
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(new Array(10).fill(201));
-    const rows = await stored(t, 'emails');
+    const rows = await t.stored('emails');
     expect(rows).toHaveLength(14);
     expect(rows.filter((r) => r.user_id === 1 && r.is_primary)).toHaveLength(1);
     expect(rows.filter((r) => r.user_id === 2 && r.is_primary).map((r) => r.id)).toEqual([3]);
@@ -220,7 +197,7 @@ describe('write: one primary e-mail per user', () => {
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(new Array(16).fill(200));
-    const rows = await stored(t, 'emails');
+    const rows = await t.stored('emails');
     expect(rows.filter((r) => r.user_id === 1 && r.is_primary)).toHaveLength(1);
   });
 
@@ -228,7 +205,7 @@ describe('write: one primary e-mail per user', () => {
     const res = await t.http().patch('/api/demo/emails/1').send({ is_primary: false });
     expectJson(res, 200);
     expect(res.body).toEqual({ id: 1, email: 'ann@example.com', is_primary: false, user: ANN });
-    expect(flags(await stored(t, 'emails'))).toEqual([
+    expect(flags(await t.stored('emails'))).toEqual([
       [1, 1, false],
       [2, 1, false],
       [3, 2, true],

@@ -3,39 +3,24 @@
  * and XML, their errors, and their atomicity under concurrent requests; and concurrent creates of
  * one unique name, which must end in one 201 and 400s, never 500.
  */
-import { startApp, TestApp } from './harness';
+import { useApp } from './harness';
+import { T1, T2, USERS, dbTime, marbleRow } from './fixtures';
 import {
-  T1,
-  T2,
   VALIDATION_FAILED,
-  dbTime,
   expectError,
+  expectInvalid,
   expectJson,
   expectNoLeak,
+  expectNotFound,
   expectXml,
-  freshTables,
-  marbleRow,
-  seedUsers,
-  stored,
-  xmlDocument,
-} from './write-helpers';
+  xmlMessage,
+} from './http';
 
 const AMBER = marbleRow(7, 'Amber', { price: '9.23', is_discounted: false });
 const COBALT = marbleRow(8, 'Cobalt', { price: null, is_discounted: true });
 
 describe('write: marble actions and concurrency', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(() => t.close());
-
-  beforeEach(async () => {
-    await freshTables(t);
-    await seedUsers(t);
-    await t.insert('marbles', [AMBER, COBALT]);
-  });
+  const t = useApp({ seedEach: { users: USERS, marbles: [AMBER, COBALT] } });
 
   describe('adjust_price', () => {
     it('should set the price and answer the canonical decimal', async () => {
@@ -45,7 +30,7 @@ describe('write: marble actions and concurrency', () => {
 
       expectJson(res, 200);
       expect(res.text).toBe('{"message":"Price updated to 12.5."}');
-      const [amber, cobalt] = await stored(t, 'marbles');
+      const [amber, cobalt] = await t.stored('marbles');
       expect(amber).toEqual({ ...AMBER, price: '12.5', updated_at: expect.any(String) });
       expect(cobalt).toEqual(COBALT);
       const updated = Date.parse(`${(amber.updated_at as string).replace(' ', 'T')}Z`);
@@ -77,7 +62,7 @@ describe('write: marble actions and concurrency', () => {
       expectJson(xml, 200);
       expect(xml.body).toEqual({ message: 'Price updated to 9999.99.' });
 
-      expect((await stored(t, 'marbles'))[1]).toEqual({
+      expect((await t.stored('marbles'))[1]).toEqual({
         ...COBALT,
         price: '9999.99',
         updated_at: expect.any(String),
@@ -90,7 +75,7 @@ describe('write: marble actions and concurrency', () => {
         .patch('/api/demo/marbles/7/adjust_price.xml')
         .send({ price: '12.50' });
       expectXml(xml, 200);
-      expect(xml.text).toBe(xmlDocument('<hash><message>Price updated to 12.5.</message></hash>'));
+      expect(xml.text).toBe(xmlMessage('Price updated to 12.5.'));
 
       const json = await t
         .http()
@@ -98,7 +83,7 @@ describe('write: marble actions and concurrency', () => {
         .send({ price: '13' });
       expectJson(json, 200);
       expect(json.body).toEqual({ message: 'Price updated to 13.0.' });
-      expect((await stored(t, 'marbles'))[0].price).toBe('13.0');
+      expect((await t.stored('marbles'))[0].price).toBe('13.0');
     });
 
     it('should refuse a missing, null or out-of-range price with 400, changing nothing', async () => {
@@ -114,9 +99,9 @@ describe('write: marble actions and concurrency', () => {
       for (const [body, message] of cases) {
         const req = t.http().patch('/api/demo/marbles/7/adjust_price');
         const res = await (body === undefined ? req : req.send(body));
-        expectError(res, 400, { message: VALIDATION_FAILED, errors: { price: [message] } });
+        expectInvalid(res, { price: [message] });
       }
-      expect(await stored(t, 'marbles')).toEqual([AMBER, COBALT]);
+      expect(await t.stored('marbles')).toEqual([AMBER, COBALT]);
     });
 
     it('should refuse a price that is not a number with 400, not 500', async () => {
@@ -141,18 +126,18 @@ describe('write: marble actions and concurrency', () => {
           ]),
         })),
       );
-      expect(await stored(t, 'marbles')).toEqual([AMBER, COBALT]);
+      expect(await t.stored('marbles')).toEqual([AMBER, COBALT]);
     });
 
     it('should answer 404 for a missing marble', async () => {
       const res = await t.http().patch('/api/demo/marbles/99/adjust_price').send({ price: '1.00' });
-      expectError(res, 404, { message: 'Marble 99 not found.' });
+      expectNotFound(res, 'Marble 99 not found.');
       const word = await t
         .http()
         .patch('/api/demo/marbles/abc/adjust_price')
         .send({ price: '1.00' });
-      expectError(word, 404, { message: 'Marble abc not found.' });
-      expect(await stored(t, 'marbles')).toEqual([AMBER, COBALT]);
+      expectNotFound(word, 'Marble abc not found.');
+      expect(await t.stored('marbles')).toEqual([AMBER, COBALT]);
     });
 
     it('should answer 405 with Allow for a method the route does not serve', async () => {
@@ -161,7 +146,7 @@ describe('write: marble actions and concurrency', () => {
         message: 'Method POST is not allowed here; allowed: PATCH, OPTIONS.',
       });
       expect(res.headers.allow).toBe('PATCH, OPTIONS');
-      expect(await stored(t, 'marbles')).toEqual([AMBER, COBALT]);
+      expect(await t.stored('marbles')).toEqual([AMBER, COBALT]);
     });
   });
 
@@ -175,7 +160,7 @@ describe('write: marble actions and concurrency', () => {
           .patch(`/api/demo/marbles/7/${action}`)
           .send({ price: `${i + 1}.00` })
           .expect(200);
-        const [amber] = await stored(t, 'marbles');
+        const [amber] = await t.stored('marbles');
         stamps.push(String(amber.updated_at));
       }
       expect([...stamps].sort()).toEqual(stamps);
@@ -188,20 +173,20 @@ describe('write: marble actions and concurrency', () => {
       const first = await t.http().patch('/api/demo/marbles/7/toggle_is_discounted');
       expectJson(first, 200);
       expect(first.text).toBe('{"message":"Is discounted toggled to true."}');
-      let [amber] = await stored(t, 'marbles');
+      let [amber] = await t.stored('marbles');
       expect(amber).toEqual({ ...AMBER, is_discounted: true, updated_at: expect.any(String) });
       expect(amber.updated_at).not.toBe(T2);
 
       const second = await t.http().patch('/api/demo/marbles/7/toggle_is_discounted').send({});
       expectJson(second, 200);
       expect(second.body).toEqual({ message: 'Is discounted toggled to false.' });
-      [amber] = await stored(t, 'marbles');
+      [amber] = await t.stored('marbles');
       expect(amber.is_discounted).toBe(false);
 
       const shown = await t.http().get('/api/demo/marbles/7');
       expect(shown.body.is_discounted).toBe(false);
       expect(shown.body.updated_at).toBe(`${(amber.updated_at as string).replace(' ', 'T')}Z`);
-      expect((await stored(t, 'marbles'))[1]).toEqual(COBALT);
+      expect((await t.stored('marbles'))[1]).toEqual(COBALT);
     });
 
     it('should answer in XML when XML is negotiated', async () => {
@@ -210,20 +195,20 @@ describe('write: marble actions and concurrency', () => {
         .patch('/api/demo/marbles/8/toggle_is_discounted')
         .set('Accept', 'application/xml');
       expectXml(res, 200);
-      expect(res.text).toBe(
-        xmlDocument('<hash><message>Is discounted toggled to false.</message></hash>'),
-      );
-      expect((await stored(t, 'marbles'))[1].is_discounted).toBe(false);
+      expect(res.text).toBe(xmlMessage('Is discounted toggled to false.'));
+      expect((await t.stored('marbles'))[1].is_discounted).toBe(false);
     });
 
     it('should answer 404 for a missing marble', async () => {
-      expectError(await t.http().patch('/api/demo/marbles/99/toggle_is_discounted'), 404, {
-        message: 'Marble 99 not found.',
-      });
-      expectError(await t.http().patch('/api/demo/marbles/0/toggle_is_discounted'), 404, {
-        message: 'Marble 0 not found.',
-      });
-      expect(await stored(t, 'marbles')).toEqual([AMBER, COBALT]);
+      expectNotFound(
+        await t.http().patch('/api/demo/marbles/99/toggle_is_discounted'),
+        'Marble 99 not found.',
+      );
+      expectNotFound(
+        await t.http().patch('/api/demo/marbles/0/toggle_is_discounted'),
+        'Marble 0 not found.',
+      );
+      expect(await t.stored('marbles')).toEqual([AMBER, COBALT]);
     });
 
     it('should flip the flag exactly 20 times under 20 concurrent toggles', async () => {
@@ -236,7 +221,7 @@ describe('write: marble actions and concurrency', () => {
       const messages = responses.map((r) => r.body.message as string);
       expect(messages.filter((m) => m === 'Is discounted toggled to true.')).toHaveLength(10);
       expect(messages.filter((m) => m === 'Is discounted toggled to false.')).toHaveLength(10);
-      const [amber, cobalt] = await stored(t, 'marbles');
+      const [amber, cobalt] = await t.stored('marbles');
       expect(amber.is_discounted).toBe(false);
       expect(cobalt).toEqual(COBALT);
     });
@@ -247,7 +232,7 @@ describe('write: marble actions and concurrency', () => {
         prices.map((price) => t.http().patch('/api/demo/marbles/7/adjust_price').send({ price })),
       );
       expect(responses.map((r) => r.status)).toEqual(new Array(prices.length).fill(200));
-      const [amber] = await stored(t, 'marbles');
+      const [amber] = await t.stored('marbles');
       expect(prices.map((p) => p.replace(/0$/, ''))).toContain(amber.price);
     });
   });
@@ -274,7 +259,7 @@ describe('write: marble actions and concurrency', () => {
         }
       }
       const created = responses.find((r) => r.status === 201)!;
-      const rows = await stored(t, 'marbles');
+      const rows = await t.stored('marbles');
       expect(rows).toEqual([
         AMBER,
         COBALT,
@@ -300,7 +285,7 @@ describe('write: marble actions and concurrency', () => {
       expect(responses.map((r) => r.status)).toEqual(new Array(10).fill(201));
       const ids = responses.map((r) => r.body.id as number);
       expect(new Set(ids).size).toBe(10);
-      const rows = await stored(t, 'marbles');
+      const rows = await t.stored('marbles');
       expect(rows.map((r) => r.name).sort()).toEqual(
         ['Amber', 'Cobalt', ...Array.from({ length: 10 }, (_, i) => `Racer ${i}`)].sort(),
       );

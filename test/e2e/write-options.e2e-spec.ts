@@ -3,16 +3,9 @@
  * of exactly that collection's routes, whose input schema states the writable fields and their
  * rules. And 405 with `Allow` for methods a path does not serve (CONTRACT §1, §5).
  */
-import { startApp, TestApp } from './harness';
-import {
-  JSON_TYPE,
-  expectError,
-  expectJson,
-  expectXml,
-  freshTables,
-  movieRow,
-  stored,
-} from './write-helpers';
+import { useApp } from './harness';
+import { movieRow } from './fixtures';
+import { JSON_TYPE, expectError, expectJson, expectXml } from './http';
 
 type Doc = {
   openapi: string;
@@ -115,13 +108,7 @@ const COLLECTIONS: Expected[] = [
 ];
 
 describe('write: OPTIONS and 405', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startApp();
-    await freshTables(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
 
   for (const expected of COLLECTIONS) {
     describe(`OPTIONS ${expected.path}`, () => {
@@ -204,7 +191,7 @@ describe('write: OPTIONS and 405', () => {
           message: `Method ${method.toUpperCase()} is not allowed here; allowed: GET, HEAD, POST, OPTIONS.`,
         });
         expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
-        expect((await stored(t, 'movies')).map((m) => m.name)).toEqual(['Voyage']);
+        expect((await t.stored('movies')).map((m) => m.name)).toEqual(['Voyage']);
       });
     }
 

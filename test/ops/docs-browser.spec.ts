@@ -7,34 +7,34 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, Browser } from 'playwright-core';
-import { startApp, TestApp } from '../e2e/harness';
+import { useApp } from '../e2e/harness';
+import { marbleRow } from '../e2e/fixtures';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT = join(__dirname, '..', '..', 'test-output', 'api-docs.png');
 
 describe('API documentation page in a browser', () => {
-  let t: TestApp;
+  const t = useApp({
+    database: { type: 'sqlite', path: ':memory:' },
+    seed: {
+      users: [{ id: 1, login: 'ann' }],
+      marbles: [
+        marbleRow(1, 'Azure Swirl', {
+          radius_mm: 7,
+          price: '9.50',
+          created_at: '2024-05-01 12:00:00.000',
+          updated_at: '2024-05-01 12:00:00.000',
+          user_id: 1,
+        }),
+      ],
+    },
+  });
   let browser: Browser;
   let base: string;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM))
       throw new Error(`No Chromium at ${CHROMIUM} (apt-get install chromium)`);
-    t = await startApp({ database: { type: 'sqlite', path: ':memory:' } });
-    await t.insert('users', [{ id: 1, login: 'ann' }]);
-    await t.insert('marbles', [
-      {
-        id: 1,
-        name: 'Azure Swirl',
-        radius_mm: 7,
-        price: '9.50',
-        is_discounted: false,
-        created_at: '2024-05-01 12:00:00.000',
-        updated_at: '2024-05-01 12:00:00.000',
-        user_id: 1,
-        description: '',
-      },
-    ]);
     const server = await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({
@@ -54,7 +54,6 @@ describe('API documentation page in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
   });
 
   it('should load from this service only, list the collections and run "Try it out" on the marbles index', async () => {

@@ -4,7 +4,7 @@
  * embedded SQLite file cannot become unreachable this way.
  */
 import { AddressInfo, Server, Socket, connect, createServer } from 'node:net';
-import { startApp, testDatabase, TestApp } from '../harness';
+import { testDatabase, useApp } from '../harness';
 
 class Proxy {
   private server?: Server;
@@ -42,22 +42,22 @@ describe('database availability (MySQL)', () => {
   if (database.type !== 'mysql') throw new Error('run with TEST_DATABASE=mysql');
   const target = new URL(database.url);
   const proxy = new Proxy(target.hostname, Number(target.port || 3306));
-  let t: TestApp;
-
-  beforeAll(async () => {
-    await proxy.start();
+  beforeAll(() => proxy.start());
+  // The app reaches the database through the proxy, whose port is known once it has started.
+  const t = useApp(() => {
     const url = new URL(database.url);
     url.hostname = '127.0.0.1';
     url.port = String(proxy.port);
-    t = await startApp({ database: { ...database, url: url.toString() } });
-    await t.insert('users', [{ id: 1, login: 'ann' }]);
-    await t.insert('phone_numbers', [{ id: 1, number: '555-0100', user_id: 1 }]);
+    return {
+      database: { ...database, url: url.toString() },
+      seed: {
+        users: [{ id: 1, login: 'ann' }],
+        phone_numbers: [{ id: 1, number: '555-0100', user_id: 1 }],
+      },
+    };
   });
-
-  afterAll(async () => {
-    await t.close();
-    await proxy.stop().catch(() => undefined);
-  });
+  // After the app has closed (hooks run in the order they are declared).
+  afterAll(() => proxy.stop().catch(() => undefined));
 
   it('should answer 503 with Retry-After while the database is down, and 200 again once it is back', async () => {
     await t.http().get('/api/demo/phone_numbers/1').expect(200);

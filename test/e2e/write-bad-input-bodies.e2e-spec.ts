@@ -1,0 +1,245 @@
+/**
+ * Hostile and broken request bodies (CONTRACT §4, §5): malformed JSON and XML, DTDs and
+ * entities, unsupported content types and oversized bodies. Each answers the right 4xx, never
+ * 500, leaks nothing, and stores nothing.
+ */
+import { useApp } from './harness';
+import { GENRES, USERS, marbleRow } from './fixtures';
+import {
+  Method,
+  expectInvalid,
+  expectError,
+  expectJson,
+  expectNoLeak,
+  expectXml,
+  sendRaw,
+  xmlMessage,
+} from './http';
+
+const MALFORMED_JSON = 'Malformed JSON in request body.';
+const MALFORMED_XML = 'Malformed XML in request body.';
+const DTD_REFUSED = 'Malformed XML: DTDs are not allowed.';
+const TOO_LARGE = 'Request body is larger than 1048576 bytes.';
+
+const AMBER = marbleRow(1, 'Amber');
+
+describe('write: bad inputs', () => {
+  const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
+  const raw = async (method: Method, path: string, type: string, body: string) =>
+    (await sendRaw(t, method, path, type, body)).res;
+
+  describe('malformed bodies', () => {
+    it('should answer 400 to malformed JSON on every write route, storing nothing', async () => {
+      const routes: ['post' | 'put' | 'patch' | 'delete', string][] = [
+        ['post', '/api/demo/marbles'],
+        ['put', '/api/demo/marbles'],
+        ['patch', '/api/demo/marbles/1'],
+        ['delete', '/api/demo/marbles'],
+        ['patch', '/api/demo/marbles/1/adjust_price'],
+        ['post', '/api/demo/emails'],
+        ['post', '/api/plain/movies'],
+      ];
+      for (const [method, path] of routes) {
+        for (const body of ['{"name": ', "{'name': 'x'}", '{"name": "x",}', 'name=x', '[1, 2']) {
+          const res = await raw(method, path, 'application/json', body);
+          expectError(res, 400, { message: MALFORMED_JSON });
+        }
+      }
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+      expect(await t.stored('emails')).toEqual([]);
+      expect(await t.stored('movies')).toEqual([]);
+    });
+
+    it('should answer 400 to malformed XML, storing nothing', async () => {
+      const bodies = [
+        '<marble><name>x</marble>',
+        '<marble><name>x</name>',
+        '{"name": "x"}',
+        '<marble><name>&undefined;</name></marble>',
+        '<marble><name>a</name></marble><marble/>',
+        '<marble><name>&#xD800;</name></marble>',
+      ];
+      const answers = [];
+      for (const body of bodies) {
+        const res = await raw('post', '/api/demo/marbles', 'application/xml', body);
+        expectNoLeak(res);
+        answers.push({ body, status: res.status, response: res.body });
+      }
+      expect(answers).toEqual(
+        bodies.map((body) => ({ body, status: 400, response: { message: MALFORMED_XML } })),
+      );
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should name an XML element <__proto__> as an unknown field, in bulk updates too', async () => {
+      const single = await raw(
+        'post',
+        '/api/demo/marbles',
+        'application/xml',
+        '<marble><name>Proto</name><__proto__><name>Polluted</name></__proto__></marble>',
+      );
+      expectInvalid(single, { ['__proto__']: ['Unknown field; marble has no such field.'] });
+      const bulk = await raw(
+        'patch',
+        '/api/demo/marbles',
+        'application/xml',
+        '<marbles type="array"><marble><__proto__><id type="integer">7</id></__proto__>' +
+          '<radius-mm type="integer">9</radius-mm></marble></marbles>',
+      );
+      expect(bulk.status).toBe(400);
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should answer 400 to a typed XML element whose text does not fit its type', async () => {
+      const integer = await raw(
+        'post',
+        '/api/demo/marbles',
+        'application/xml',
+        '<marble><name>x</name><radius-mm type="integer">3.5</radius-mm></marble>',
+      );
+      expectError(integer, 400, { message: 'Malformed XML: <radius-mm> is not an integer.' });
+      const flag = await raw(
+        'post',
+        '/api/demo/marbles',
+        'text/xml',
+        '<marble><name>x</name><is-discounted type="boolean">maybe</is-discounted></marble>',
+      );
+      expectError(flag, 400, { message: 'Malformed XML: <is-discounted> is not a boolean.' });
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should refuse a billion-laughs document with 400 and store nothing', async () => {
+      const lol =
+        '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' +
+        Array.from(
+          { length: 9 },
+          (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`,
+        ).join('') +
+        ']><marble><name>&lol9;</name></marble>';
+      const res = await raw('post', '/api/demo/marbles', 'application/xml', lol);
+      expectError(res, 400, { message: DTD_REFUSED });
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should refuse an external entity with 400, read no file and store nothing', async () => {
+      for (const [method, path] of [
+        ['post', '/api/demo/marbles'],
+        ['patch', '/api/demo/marbles/1'],
+        ['put', '/api/demo/marbles'],
+      ] as const) {
+        const res = await raw(
+          method,
+          path,
+          'application/xml',
+          '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><marble><name>&e;</name></marble>',
+        );
+        expectError(res, 400, { message: DTD_REFUSED });
+        expect(res.text).not.toContain('root:');
+      }
+      const bare = await raw(
+        'post',
+        '/api/demo/marbles',
+        'text/xml',
+        '<!DOCTYPE marble><marble><name>doc</name></marble>',
+      );
+      expectError(bare, 400, { message: DTD_REFUSED });
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should answer 400 to a body that is not a record object', async () => {
+      for (const body of ['null', '"text"', '42', 'true']) {
+        const res = await raw('post', '/api/demo/marbles', 'application/json', body);
+        expectError(res, 400, { message: 'Request body must be a marble object.' });
+      }
+      const none = await t.http().patch('/api/demo/marbles/1');
+      expectError(none, 400, { message: 'Request body must be a marble object.' });
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+  });
+
+  describe('content type and size', () => {
+    it('should answer 415 to a body of an unsupported content type', async () => {
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/octet-stream',
+      ]) {
+        const res = await raw('post', '/api/demo/marbles', type, 'name=x');
+        expectError(res, 415, {
+          message: `Content type "${type.split(';')[0]}" is not supported; send application/json or application/xml.`,
+        });
+      }
+      const patch = await raw('patch', '/api/demo/marbles/1', 'text/plain', '{"name":"y"}');
+      expectJson(patch, 415);
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should accept JSON with a charset and vendor +json types', async () => {
+      const charset = await raw(
+        'post',
+        '/api/demo/marbles',
+        'application/json; charset=utf-8',
+        '{"name":"Charset"}',
+      );
+      expectJson(charset, 201);
+      const vendor = await raw(
+        'post',
+        '/api/demo/marbles',
+        'application/vnd.api+json',
+        '{"name":"Vendor"}',
+      );
+      expectJson(vendor, 201);
+      expect((await t.stored('marbles')).map((r) => r.name)).toEqual([
+        'Amber',
+        'Charset',
+        'Vendor',
+      ]);
+    });
+
+    it('should answer 413 to a body over 1 MiB, in JSON and XML', async () => {
+      const huge = JSON.stringify({ name: 'Huge', description: 'd'.repeat(1024 * 1024) });
+      const json = await raw('post', '/api/demo/marbles', 'application/json', huge);
+      expectError(json, 413, { message: TOO_LARGE });
+
+      const xml = await t
+        .http()
+        .post('/api/demo/marbles')
+        .set('Accept', 'application/xml')
+        .set('Content-Type', 'application/xml')
+        .send(
+          `<marble><name>Huge</name><description>${'d'.repeat(1024 * 1024)}</description></marble>`,
+        );
+      expectXml(xml, 413);
+      expect(xml.text).toBe(xmlMessage(TOO_LARGE));
+
+      const bulk = await raw(
+        'post',
+        '/api/demo/marbles',
+        'application/json',
+        JSON.stringify(
+          Array.from({ length: 900 }, (_, i) => ({ name: `${i}`.padStart(1200, 'x') })),
+        ),
+      );
+      expectError(bulk, 413, { message: TOO_LARGE });
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should accept a body of exactly 1 MiB and refuse one byte more', async () => {
+      const head = '{"name":"Near limit"';
+      const exact = head + ' '.repeat(1024 * 1024 - head.length - 1) + '}';
+      expect(Buffer.byteLength(exact)).toBe(1024 * 1024);
+      const over = head + ' '.repeat(1024 * 1024 - head.length) + '}';
+
+      expectError(await raw('post', '/api/demo/marbles', 'application/json', over), 413, {
+        message: TOO_LARGE,
+      });
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+
+      const res = await raw('post', '/api/demo/marbles', 'application/json', exact);
+      expectJson(res, 201);
+      expect(res.body.name).toBe('Near limit');
+      expect((await t.stored('marbles')).map((r) => r.name)).toEqual(['Amber', 'Near limit']);
+    });
+  });
+});
