@@ -3,32 +3,29 @@
  * answered 503 with a clear message, and the connection goes back to the pool. better-sqlite3
  * cannot interrupt a statement, so on SQLite the same read completes.
  */
-import { startApp, TestApp } from './harness';
+import { TestApp, useApp } from './harness';
 
 const ROWS = 100_000;
 
 describe('the statement time limit', () => {
-  let t: TestApp;
+  const t = useApp({ queryTimeoutMs: 1, seed: (app) => insertMarbles(app) });
 
-  beforeAll(async () => {
-    t = await startApp({ queryTimeoutMs: 1 });
-    await t.insert('users', [{ id: 1, login: 'ann', email_id: null }]);
-    // 100 000 marbles from the cross product of five digit tables, in one statement.
+  /** One user and 100 000 marbles, from the cross product of five digit tables. */
+  async function insertMarbles(app: TestApp) {
+    await app.insertAll({ users: [{ id: 1, login: 'ann', email_id: null }] });
     const digit = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((d) => `SELECT ${d} AS d`).join(' UNION ALL ');
     const id = 'a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d + 1';
-    const name = t.dialect === 'mysql' ? `CONCAT('Marble ', ${id})` : `'Marble ' || (${id})`;
+    const name = app.dialect === 'mysql' ? `CONCAT('Marble ', ${id})` : `'Marble ' || (${id})`;
     const at = "'2024-01-01 00:00:00.000'";
-    await t.dataSource.query(
+    await app.query(
       'INSERT INTO marbles (id, name, radius_mm, is_discounted, created_at, updated_at, user_id, description) ' +
         `SELECT ${id}, ${name}, 1, 0, ${at}, ${at}, 1, 'a long description of a marble' ` +
         `FROM (${digit}) a, (${digit}) b, (${digit}) c, (${digit}) e, (${digit}) f`,
     );
-  }, 120_000);
-
-  afterAll(() => t.close());
+  }
 
   it(`should hold ${ROWS} rows to search`, async () => {
-    const [{ n }] = await t.dataSource.query('SELECT COUNT(*) AS n FROM marbles');
+    const [{ n }] = await t.query('SELECT COUNT(*) AS n FROM marbles');
     expect(Number(n)).toBe(ROWS);
   });
 
