@@ -1,5 +1,4 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { Email } from '../emails/email.entity';
 
 /** Internal table (seeded, no routes): owners of e-mails, marbles, phone numbers and movies. */
 @Entity('users')
@@ -14,7 +13,8 @@ export class User {
   @Column({ type: 'int', nullable: true, unique: true })
   email_id: number | null;
 
-  @OneToOne(() => Email, { onDelete: 'SET NULL' })
+  /** By entity name, not class: the Email entity points back here, and imports stay one way. */
+  @OneToOne('Email', { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'email_id' })
-  billingEmail?: Email | null;
+  billingEmail?: object | null;
 }
