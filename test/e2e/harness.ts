@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
-import request from 'supertest';
+import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import {
@@ -40,6 +40,25 @@ export interface AppOptions extends Partial<AppConfig> {
   seed?: Seed;
   /** Before each test, on emptied tables whose ids start again at 1: the rows each test changes. */
   seedEach?: Seed;
+}
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options';
+
+/** A request as a record: the method (GET if left out), path, Accept, Content-Type, other headers, body. */
+export interface Call {
+  method?: Method;
+  path: string;
+  accept?: string;
+  type?: string;
+  headers?: Record<string, string>;
+  body?: string | object;
+}
+
+/** A response with the window of time around its request, for server-set timestamps. */
+export interface Timed {
+  res: Response;
+  before: number;
+  after: number;
 }
 
 /** Starting, seeding and closing the app: generous, for a loaded machine or a far MySQL. */
@@ -105,6 +124,31 @@ export class TestApp {
 
   http(): ReturnType<typeof request> {
     return request(this.app.getHttpServer());
+  }
+
+  /** One request, described as a record: `t.request({ method: 'post', path, accept, body })`. */
+  request({ method = 'get', path, accept, type, headers = {}, body }: Call): request.Test {
+    let req = this.http()[method](path);
+    if (accept !== undefined) req = req.set('Accept', accept);
+    if (type !== undefined) req = req.set('Content-Type', type);
+    for (const [name, value] of Object.entries(headers)) req = req.set(name, value);
+    return body === undefined ? req : req.send(body);
+  }
+
+  /** Sends `body` as JSON. */
+  async send(method: Method, path: string, body: unknown): Promise<Timed> {
+    const before = Date.now();
+    const res = await this.http()
+      [method](path)
+      .send(body as object);
+    return { res, before, after: Date.now() };
+  }
+
+  /** Sends `body` as it is, under the Content-Type `type`. */
+  async sendRaw(method: Method, path: string, type: string, body: string): Promise<Timed> {
+    const before = Date.now();
+    const res = await this.request({ method, path, type, body });
+    return { res, before, after: Date.now() };
   }
 
   /** Deletes every row of every table. */

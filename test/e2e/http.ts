@@ -20,8 +20,6 @@ export const ANY_XML_MESSAGE =
 /** A server-generated timestamp in a JSON response. */
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
 /** A whole XML document: the declaration, then the root element. */
 export function xmlDocument(root: string): string {
   return `${XML_DECLARATION}\n${root}\n`;
@@ -30,41 +28,6 @@ export function xmlDocument(root: string): string {
 /** The XML document of a `{message}` body. */
 export function xmlMessage(message: string): string {
   return xmlDocument(`<hash><message>${message}</message></hash>`);
-}
-
-/** A response with the window of time around it, for server-set timestamps. */
-export interface Timed {
-  res: Response;
-  before: number;
-  after: number;
-}
-
-/** Sends `body` as JSON. */
-export async function send(
-  t: TestApp,
-  method: Method,
-  path: string,
-  body: unknown,
-): Promise<Timed> {
-  const before = Date.now();
-  const res = await t
-    .http()
-    [method](path)
-    .send(body as object);
-  return { res, before, after: Date.now() };
-}
-
-/** Sends `body` as it is, under the given Content-Type. */
-export async function sendRaw(
-  t: TestApp,
-  method: Method,
-  path: string,
-  type: string,
-  body: string,
-): Promise<Timed> {
-  const before = Date.now();
-  const res = await t.http()[method](path).set('Content-Type', type).send(body);
-  return { res, before, after: Date.now() };
 }
 
 /** A JSON response: status and Content-Type. */

@@ -35,12 +35,15 @@ describe('operations over HTTP', () => {
     const t = useApp({ corsOrigins: ['https://a.example'], seed: ONE_OF_EACH });
 
     it('should answer a preflight from the allowed origin with Access-Control-Allow-Origin', async () => {
-      const res = await t
-        .http()
-        .options('/api/demo/marbles')
-        .set('Origin', 'https://a.example')
-        .set('Access-Control-Request-Method', 'POST')
-        .set('Access-Control-Request-Headers', 'content-type,authorization');
+      const res = await t.request({
+        method: 'options',
+        path: '/api/demo/marbles',
+        headers: {
+          Origin: 'https://a.example',
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type,authorization',
+        },
+      });
       expect(res.status).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe('https://a.example');
       expect(res.headers['access-control-allow-methods'].split(',')).toEqual(
@@ -63,11 +66,11 @@ describe('operations over HTTP', () => {
     });
 
     it('should not allow another origin on a preflight or a GET', async () => {
-      const preflight = await t
-        .http()
-        .options('/api/demo/marbles')
-        .set('Origin', 'https://b.example')
-        .set('Access-Control-Request-Method', 'POST');
+      const preflight = await t.request({
+        method: 'options',
+        path: '/api/demo/marbles',
+        headers: { Origin: 'https://b.example', 'Access-Control-Request-Method': 'POST' },
+      });
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
       const get = await t.http().get('/api/demo/marbles/1').set('Origin', 'https://b.example');
       expect(get.status).toBe(200);
@@ -80,11 +83,11 @@ describe('operations over HTTP', () => {
       ['https://A.example.'],
       ['null'],
     ])('should not allow the look-alike origin %s', async (origin) => {
-      const res = await t
-        .http()
-        .options('/api/demo/marbles')
-        .set('Origin', origin)
-        .set('Access-Control-Request-Method', 'DELETE');
+      const res = await t.request({
+        method: 'options',
+        path: '/api/demo/marbles',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'DELETE' },
+      });
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
     });
   });
@@ -93,11 +96,11 @@ describe('operations over HTTP', () => {
     const t = useApp({ corsOrigins: [], seed: ONE_OF_EACH });
 
     it('should send no CORS header at all, on a preflight or a GET', async () => {
-      const preflight = await t
-        .http()
-        .options('/api/demo/marbles')
-        .set('Origin', 'https://a.example')
-        .set('Access-Control-Request-Method', 'POST');
+      const preflight = await t.request({
+        method: 'options',
+        path: '/api/demo/marbles',
+        headers: { Origin: 'https://a.example', 'Access-Control-Request-Method': 'POST' },
+      });
       const get = await t.http().get('/api/demo/marbles/1').set('Origin', 'https://a.example');
       expect(get.status).toBe(200);
       for (const res of [preflight, get]) {
@@ -106,11 +109,11 @@ describe('operations over HTTP', () => {
     });
 
     it('should answer OPTIONS with the collection document rather than a preflight', async () => {
-      const res = await t
-        .http()
-        .options('/api/demo/marbles')
-        .set('Origin', 'https://a.example')
-        .set('Access-Control-Request-Method', 'POST');
+      const res = await t.request({
+        method: 'options',
+        path: '/api/demo/marbles',
+        headers: { Origin: 'https://a.example', 'Access-Control-Request-Method': 'POST' },
+      });
       expect(res.status).toBe(200);
       expect(res.body.openapi).toMatch(/^3\./);
     });

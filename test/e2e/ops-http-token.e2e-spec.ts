@@ -98,11 +98,12 @@ describe('operations over HTTP', () => {
     });
 
     it('should answer 401 in XML when the client accepts XML', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/phone_numbers')
-        .set('Accept', 'application/xml')
-        .send({ number: 'x' });
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/phone_numbers',
+        accept: 'application/xml',
+        body: { number: 'x' },
+      });
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="records"');
       expect(res.headers['content-type']).toBe(XML_TYPE);
@@ -120,11 +121,12 @@ describe('operations over HTTP', () => {
     });
 
     it('should let a write with the right token through (201, record saved)', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/phone_numbers')
-        .set('Authorization', `Bearer ${TOKEN}`)
-        .send({ number: '555 0199', user_id: 1 });
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/phone_numbers',
+        headers: { Authorization: `Bearer ${TOKEN}` },
+        body: { number: '555 0199', user_id: 1 },
+      });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         id: expect.any(Number),
@@ -138,16 +140,18 @@ describe('operations over HTTP', () => {
     });
 
     it('should accept the scheme in any case and the right token for PATCH and DELETE', async () => {
-      const patch = await t
-        .http()
-        .patch('/api/demo/marbles/1/toggle_is_discounted')
-        .set('Authorization', `bearer ${TOKEN}`);
+      const patch = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/1/toggle_is_discounted',
+        headers: { Authorization: `bearer ${TOKEN}` },
+      });
       expect(patch.status).toBe(200);
       expect(patch.body).toEqual({ message: 'Is discounted toggled to true.' });
-      const del = await t
-        .http()
-        .delete('/api/demo/phone_numbers/1')
-        .set('Authorization', `Bearer ${TOKEN}`);
+      const del = await t.request({
+        method: 'delete',
+        path: '/api/demo/phone_numbers/1',
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      });
       expect(del.status).toBe(204);
       expect(await t.rows('phone_numbers')).toEqual([]);
     });
@@ -174,37 +178,41 @@ describe('operations over HTTP', () => {
     });
 
     it('should answer an unauthenticated POST with malformed JSON with 401, not 400', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/phone_numbers')
-        .set('Content-Type', 'application/json')
-        .send('{"number": ');
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/phone_numbers',
+        type: 'application/json',
+        body: '{"number": ',
+      });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ message: TOKEN_MESSAGE });
     });
 
     it('should answer an unauthenticated POST with an unsupported content type or a huge body with 401', async () => {
-      const text = await t
-        .http()
-        .post('/api/demo/phone_numbers')
-        .set('Content-Type', 'text/plain')
-        .send('hello');
+      const text = await t.request({
+        method: 'post',
+        path: '/api/demo/phone_numbers',
+        type: 'text/plain',
+        body: 'hello',
+      });
       expect(text.status).toBe(401);
-      const huge = await t
-        .http()
-        .post('/api/demo/phone_numbers')
-        .set('Content-Type', 'application/json')
-        .send(`{"number": "${'9'.repeat(2 * 1024 * 1024)}"}`);
+      const huge = await t.request({
+        method: 'post',
+        path: '/api/demo/phone_numbers',
+        type: 'application/json',
+        body: `{"number": "${'9'.repeat(2 * 1024 * 1024)}"}`,
+      });
       expect(huge.status).toBe(401);
     });
 
     it('should answer an authenticated POST with malformed JSON with 400', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/phone_numbers')
-        .set('Authorization', `Bearer ${TOKEN}`)
-        .set('Content-Type', 'application/json')
-        .send('{"number": ');
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/phone_numbers',
+        type: 'application/json',
+        headers: { Authorization: `Bearer ${TOKEN}` },
+        body: '{"number": ',
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'Malformed JSON in request body.' });
     });
@@ -214,10 +222,11 @@ describe('operations over HTTP', () => {
     const t = useApp({ seed: ONE_OF_EACH });
 
     it('should accept a write with no Authorization header', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/phone_numbers')
-        .send({ number: '555 0199', user_id: 1 });
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/phone_numbers',
+        body: { number: '555 0199', user_id: 1 },
+      });
       expect(res.status).toBe(201);
       expect(res.headers['www-authenticate']).toBeUndefined();
     });

@@ -169,11 +169,12 @@ describe('read side: errors', () => {
     it.each(['PUT', 'DELETE', 'PATCH'] as const)(
       'should answer %s /api/plain/movies with 405 and an Allow header',
       async (method) => {
-        const res = await t
-          .http()
-          [method.toLowerCase() as 'put' | 'delete' | 'patch']('/api/plain/movies')
-          .set('Content-Type', 'application/json')
-          .send('[]');
+        const res = await t.request({
+          method: method.toLowerCase() as 'put' | 'delete' | 'patch',
+          path: '/api/plain/movies',
+          type: 'application/json',
+          body: '[]',
+        });
         expectMessage(res, 405);
         expectAllowWithout(res, method);
       },

@@ -225,10 +225,10 @@ describe('read side: format negotiation', () => {
     });
 
     it('should answer 406 in JSON even when Accept asks for XML', async () => {
-      const res = await t
-        .http()
-        .get('/api/demo/emails?format=yaml')
-        .set('Accept', 'application/xml');
+      const res = await t.request({
+        path: '/api/demo/emails?format=yaml',
+        accept: 'application/xml',
+      });
       expectMessage(res, 406);
     });
 

@@ -6,13 +6,11 @@
 import { useApp } from './harness';
 import { GENRES, USERS, marbleRow } from './fixtures';
 import {
-  Method,
   expectInvalid,
   expectError,
   expectJson,
   expectNoLeak,
   expectXml,
-  sendRaw,
   xmlMessage,
 } from './http';
 
@@ -25,8 +23,6 @@ const AMBER = marbleRow(1, 'Amber');
 
 describe('write: bad inputs', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
-  const raw = async (method: Method, path: string, type: string, body: string) =>
-    (await sendRaw(t, method, path, type, body)).res;
 
   describe('malformed bodies', () => {
     it('should answer 400 to malformed JSON on every write route, storing nothing', async () => {
@@ -41,7 +37,7 @@ describe('write: bad inputs', () => {
       ];
       for (const [method, path] of routes) {
         for (const body of ['{"name": ', "{'name': 'x'}", '{"name": "x",}', 'name=x', '[1, 2']) {
-          const res = await raw(method, path, 'application/json', body);
+          const res = await t.request({ method, path, type: 'application/json', body });
           expectError(res, 400, { message: MALFORMED_JSON });
         }
       }
@@ -61,7 +57,12 @@ describe('write: bad inputs', () => {
       ];
       const answers = [];
       for (const body of bodies) {
-        const res = await raw('post', '/api/demo/marbles', 'application/xml', body);
+        const res = await t.request({
+          method: 'post',
+          path: '/api/demo/marbles',
+          type: 'application/xml',
+          body,
+        });
         expectNoLeak(res);
         answers.push({ body, status: res.status, response: res.body });
       }
@@ -72,38 +73,39 @@ describe('write: bad inputs', () => {
     });
 
     it('should name an XML element <__proto__> as an unknown field, in bulk updates too', async () => {
-      const single = await raw(
-        'post',
-        '/api/demo/marbles',
-        'application/xml',
-        '<marble><name>Proto</name><__proto__><name>Polluted</name></__proto__></marble>',
-      );
+      const single = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/xml',
+        body: '<marble><name>Proto</name><__proto__><name>Polluted</name></__proto__></marble>',
+      });
       expectInvalid(single, { ['__proto__']: ['Unknown field; marble has no such field.'] });
-      const bulk = await raw(
-        'patch',
-        '/api/demo/marbles',
-        'application/xml',
-        '<marbles type="array"><marble><__proto__><id type="integer">7</id></__proto__>' +
+      const bulk = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles',
+        type: 'application/xml',
+        body:
+          '<marbles type="array"><marble><__proto__><id type="integer">7</id></__proto__>' +
           '<radius-mm type="integer">9</radius-mm></marble></marbles>',
-      );
+      });
       expect(bulk.status).toBe(400);
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
 
     it('should answer 400 to a typed XML element whose text does not fit its type', async () => {
-      const integer = await raw(
-        'post',
-        '/api/demo/marbles',
-        'application/xml',
-        '<marble><name>x</name><radius-mm type="integer">3.5</radius-mm></marble>',
-      );
+      const integer = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/xml',
+        body: '<marble><name>x</name><radius-mm type="integer">3.5</radius-mm></marble>',
+      });
       expectError(integer, 400, { message: 'Malformed XML: <radius-mm> is not an integer.' });
-      const flag = await raw(
-        'post',
-        '/api/demo/marbles',
-        'text/xml',
-        '<marble><name>x</name><is-discounted type="boolean">maybe</is-discounted></marble>',
-      );
+      const flag = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'text/xml',
+        body: '<marble><name>x</name><is-discounted type="boolean">maybe</is-discounted></marble>',
+      });
       expectError(flag, 400, { message: 'Malformed XML: <is-discounted> is not a boolean.' });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
@@ -116,7 +118,12 @@ describe('write: bad inputs', () => {
           (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`,
         ).join('') +
         ']><marble><name>&lol9;</name></marble>';
-      const res = await raw('post', '/api/demo/marbles', 'application/xml', lol);
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/xml',
+        body: lol,
+      });
       expectError(res, 400, { message: DTD_REFUSED });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
@@ -127,28 +134,33 @@ describe('write: bad inputs', () => {
         ['patch', '/api/demo/marbles/1'],
         ['put', '/api/demo/marbles'],
       ] as const) {
-        const res = await raw(
+        const res = await t.request({
           method,
           path,
-          'application/xml',
-          '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><marble><name>&e;</name></marble>',
-        );
+          type: 'application/xml',
+          body: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><marble><name>&e;</name></marble>',
+        });
         expectError(res, 400, { message: DTD_REFUSED });
         expect(res.text).not.toContain('root:');
       }
-      const bare = await raw(
-        'post',
-        '/api/demo/marbles',
-        'text/xml',
-        '<!DOCTYPE marble><marble><name>doc</name></marble>',
-      );
+      const bare = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'text/xml',
+        body: '<!DOCTYPE marble><marble><name>doc</name></marble>',
+      });
       expectError(bare, 400, { message: DTD_REFUSED });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
 
     it('should answer 400 to a body that is not a record object', async () => {
       for (const body of ['null', '"text"', '42', 'true']) {
-        const res = await raw('post', '/api/demo/marbles', 'application/json', body);
+        const res = await t.request({
+          method: 'post',
+          path: '/api/demo/marbles',
+          type: 'application/json',
+          body,
+        });
         expectError(res, 400, { message: 'Request body must be a marble object.' });
       }
       const none = await t.http().patch('/api/demo/marbles/1');
@@ -165,30 +177,40 @@ describe('write: bad inputs', () => {
         'multipart/form-data; boundary=x',
         'application/octet-stream',
       ]) {
-        const res = await raw('post', '/api/demo/marbles', type, 'name=x');
+        const res = await t.request({
+          method: 'post',
+          path: '/api/demo/marbles',
+          type,
+          body: 'name=x',
+        });
         expectError(res, 415, {
           message: `Content type "${type.split(';')[0]}" is not supported; send application/json or application/xml.`,
         });
       }
-      const patch = await raw('patch', '/api/demo/marbles/1', 'text/plain', '{"name":"y"}');
+      const patch = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/1',
+        type: 'text/plain',
+        body: '{"name":"y"}',
+      });
       expectJson(patch, 415);
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
 
     it('should accept JSON with a charset and vendor +json types', async () => {
-      const charset = await raw(
-        'post',
-        '/api/demo/marbles',
-        'application/json; charset=utf-8',
-        '{"name":"Charset"}',
-      );
+      const charset = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/json; charset=utf-8',
+        body: '{"name":"Charset"}',
+      });
       expectJson(charset, 201);
-      const vendor = await raw(
-        'post',
-        '/api/demo/marbles',
-        'application/vnd.api+json',
-        '{"name":"Vendor"}',
-      );
+      const vendor = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/vnd.api+json',
+        body: '{"name":"Vendor"}',
+      });
       expectJson(vendor, 201);
       expect((await t.stored('marbles')).map((r) => r.name)).toEqual([
         'Amber',
@@ -199,28 +221,32 @@ describe('write: bad inputs', () => {
 
     it('should answer 413 to a body over 1 MiB, in JSON and XML', async () => {
       const huge = JSON.stringify({ name: 'Huge', description: 'd'.repeat(1024 * 1024) });
-      const json = await raw('post', '/api/demo/marbles', 'application/json', huge);
+      const json = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/json',
+        body: huge,
+      });
       expectError(json, 413, { message: TOO_LARGE });
 
-      const xml = await t
-        .http()
-        .post('/api/demo/marbles')
-        .set('Accept', 'application/xml')
-        .set('Content-Type', 'application/xml')
-        .send(
-          `<marble><name>Huge</name><description>${'d'.repeat(1024 * 1024)}</description></marble>`,
-        );
+      const xml = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        accept: 'application/xml',
+        type: 'application/xml',
+        body: `<marble><name>Huge</name><description>${'d'.repeat(1024 * 1024)}</description></marble>`,
+      });
       expectXml(xml, 413);
       expect(xml.text).toBe(xmlMessage(TOO_LARGE));
 
-      const bulk = await raw(
-        'post',
-        '/api/demo/marbles',
-        'application/json',
-        JSON.stringify(
+      const bulk = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/json',
+        body: JSON.stringify(
           Array.from({ length: 900 }, (_, i) => ({ name: `${i}`.padStart(1200, 'x') })),
         ),
-      );
+      });
       expectError(bulk, 413, { message: TOO_LARGE });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
@@ -231,12 +257,26 @@ describe('write: bad inputs', () => {
       expect(Buffer.byteLength(exact)).toBe(1024 * 1024);
       const over = head + ' '.repeat(1024 * 1024 - head.length) + '}';
 
-      expectError(await raw('post', '/api/demo/marbles', 'application/json', over), 413, {
-        message: TOO_LARGE,
-      });
+      expectError(
+        await t.request({
+          method: 'post',
+          path: '/api/demo/marbles',
+          type: 'application/json',
+          body: over,
+        }),
+        413,
+        {
+          message: TOO_LARGE,
+        },
+      );
       expect(await t.stored('marbles')).toEqual([AMBER]);
 
-      const res = await raw('post', '/api/demo/marbles', 'application/json', exact);
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/json',
+        body: exact,
+      });
       expectJson(res, 201);
       expect(res.body.name).toBe('Near limit');
       expect((await t.stored('marbles')).map((r) => r.name)).toEqual(['Amber', 'Near limit']);

@@ -5,10 +5,9 @@
  * wildcards are literal.
  */
 import { parseStringPromise } from 'xml2js';
-import { useApp } from './harness';
+import { Method, useApp } from './harness';
 import { GENRES, USERS, marbleRow } from './fixtures';
 import {
-  Method,
   UNKNOWN_MARBLE_FIELD,
   VALIDATION_FAILED,
   expectError,
@@ -16,8 +15,6 @@ import {
   expectJson,
   expectNoLeak,
   expectXml,
-  send,
-  sendRaw,
   xmlDocument,
   xmlMessage,
 } from './http';
@@ -29,17 +26,16 @@ const AMBER = marbleRow(1, 'Amber');
 
 describe('write: bad inputs', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
-  const raw = async (method: Method, path: string, type: string, body: string) =>
-    (await sendRaw(t, method, path, type, body)).res;
 
   describe('errors in the negotiated format', () => {
     it('should answer malformed JSON in XML when XML is accepted', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/marbles')
-        .set('Accept', 'application/xml')
-        .set('Content-Type', 'application/json')
-        .send('{"name":');
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        accept: 'application/xml',
+        type: 'application/json',
+        body: '{"name":',
+      });
       expectXml(res, 400);
       expect(res.text).toBe(xmlMessage(MALFORMED_JSON));
     });
@@ -58,10 +54,11 @@ describe('write: bad inputs', () => {
     });
 
     it('should answer a bulk 422 in XML with null for the valid items', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/marbles?format=xml')
-        .send([{ name: 'Fine' }, { name: ' ' }]);
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles?format=xml',
+        body: [{ name: 'Fine' }, { name: ' ' }],
+      });
       expectXml(res, 422);
       expect(res.text).toBe(
         xmlDocument(
@@ -73,20 +70,22 @@ describe('write: bad inputs', () => {
     });
 
     it('should answer 404, 415 and a DTD refusal in XML when text/xml is accepted', async () => {
-      const missing = await t
-        .http()
-        .patch('/api/demo/marbles/5')
-        .set('Accept', 'text/xml')
-        .send({ name: 'x' });
+      const missing = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/5',
+        accept: 'text/xml',
+        body: { name: 'x' },
+      });
       expectXml(missing, 404);
       expect(missing.text).toBe(xmlMessage('Marble 5 not found.'));
 
-      const unsupported = await t
-        .http()
-        .post('/api/demo/marbles')
-        .set('Accept', 'text/xml')
-        .set('Content-Type', 'text/plain')
-        .send('x');
+      const unsupported = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        accept: 'text/xml',
+        type: 'text/plain',
+        body: 'x',
+      });
       expectXml(unsupported, 415);
       expect(unsupported.text).toBe(
         xmlDocument(
@@ -94,21 +93,23 @@ describe('write: bad inputs', () => {
         ),
       );
 
-      const dtd = await t
-        .http()
-        .post('/api/demo/marbles')
-        .set('Accept', 'application/xml')
-        .set('Content-Type', 'application/xml')
-        .send('<!DOCTYPE x [<!ENTITY e "e">]><marble><name>&e;</name></marble>');
+      const dtd = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        accept: 'application/xml',
+        type: 'application/xml',
+        body: '<!DOCTYPE x [<!ENTITY e "e">]><marble><name>&e;</name></marble>',
+      });
       expectXml(dtd, 400);
       expect(dtd.text).toBe(xmlMessage(DTD_REFUSED));
     });
 
     it('should keep an XML error well-formed whatever field names the client sent', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/marbles.xml')
-        .send({ name: 'x', '<b>&"': 1, '1st field': 2 });
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles.xml',
+        body: { name: 'x', '<b>&"': 1, '1st field': 2 },
+      });
       expectXml(res, 400);
       expectNoLeak(res);
       await expect(parseStringPromise(res.text, { strict: true })).resolves.toBeDefined();
@@ -129,7 +130,7 @@ describe('write: bad inputs', () => {
       ];
       const answers = [];
       for (const [path, body] of cases) {
-        const res = await raw('post', path, 'application/json', body);
+        const res = await t.request({ method: 'post', path, type: 'application/json', body });
         expectNoLeak(res);
         answers.push({
           path,
@@ -148,24 +149,24 @@ describe('write: bad inputs', () => {
           fields: [field],
         })),
       );
-      const update = await raw(
-        'patch',
-        '/api/demo/marbles/1',
-        'application/json',
-        '{"name":"\\ud83d"}',
-      );
+      const update = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/1',
+        type: 'application/json',
+        body: '{"name":"\\ud83d"}',
+      });
       expectInvalid(update, { name: expect.any(Array) });
       expect(await t.stored('marbles')).toEqual([AMBER]);
       expect(await t.stored('emails')).toEqual([]);
     });
 
     it('should keep a well-formed surrogate pair', async () => {
-      const res = await raw(
-        'post',
-        '/api/demo/marbles',
-        'application/json',
-        '{"name":"\\ud83d\\ude00 smile"}',
-      );
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/json',
+        body: '{"name":"\\ud83d\\ude00 smile"}',
+      });
       expectJson(res, 201);
       expect(res.body.name).toBe('😀 smile');
       expect((await t.stored('marbles'))[1].name).toBe('😀 smile');
@@ -203,7 +204,7 @@ describe('write: bad inputs', () => {
         ],
       ];
       for (const [path, method, body, errors] of cases) {
-        const { res } = await send(t, method, path, body);
+        const { res } = await t.send(method, path, body);
         expect({ path, body, status: res.status, response: res.body }).toEqual({
           path,
           body,
@@ -212,29 +213,30 @@ describe('write: bad inputs', () => {
         });
         expectNoLeak(res);
       }
-      const xml = await raw(
-        'post',
-        '/api/demo/marbles',
-        'application/xml',
-        '<marble><name>f</name><radius-mm type="integer">99999999999999999999999</radius-mm></marble>',
-      );
+      const xml = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/xml',
+        body: '<marble><name>f</name><radius-mm type="integer">99999999999999999999999</radius-mm></marble>',
+      });
       expectInvalid(xml, { radius_mm: [TOO_BIG] });
-      const infinite = await raw(
-        'post',
-        '/api/demo/marbles',
-        'application/json',
-        '{"name":"g","radius_mm":1e400}',
-      );
+      const infinite = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/json',
+        body: '{"name":"g","radius_mm":1e400}',
+      });
       expectInvalid(infinite, { radius_mm: expect.arrayContaining(['Must be an integer.']) });
 
       expectError(await t.http().delete('/api/demo/marbles').send([99999999999]), 400, {
         message: 'Bulk destroy requires an array of primary keys as input.',
       });
       expectError(
-        await t
-          .http()
-          .put('/api/demo/marbles')
-          .send([{ id: 1e20, name: 'h' }]),
+        await t.request({
+          method: 'put',
+          path: '/api/demo/marbles',
+          body: [{ id: 1e20, name: 'h' }],
+        }),
         400,
         {
           message:
@@ -249,12 +251,12 @@ describe('write: bad inputs', () => {
     });
 
     it('should name __proto__ and constructor as unknown fields and store nothing', async () => {
-      const proto = await raw(
-        'post',
-        '/api/demo/marbles',
-        'application/json',
-        '{"__proto__": {"name": "Polluted"}, "name": "Proto"}',
-      );
+      const proto = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/json',
+        body: '{"__proto__": {"name": "Polluted"}, "name": "Proto"}',
+      });
       expectInvalid(proto, { ['__proto__']: [UNKNOWN_MARBLE_FIELD] });
       const ctor = await t.http().post('/api/demo/marbles').send({ constructor: 1, name: 'Ctor' });
       expectInvalid(ctor, { constructor: [UNKNOWN_MARBLE_FIELD] });
@@ -263,10 +265,11 @@ describe('write: bad inputs', () => {
     });
 
     it('should refuse objects and arrays where a scalar belongs', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/marbles')
-        .send({ name: { first: 'x' }, radius_mm: [3], is_discounted: {} });
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        body: { name: { first: 'x' }, radius_mm: [3], is_discounted: {} },
+      });
       expectJson(res, 400);
       expectNoLeak(res);
       expect(res.body).toEqual({
@@ -282,10 +285,11 @@ describe('write: bad inputs', () => {
 
     it('should store SQL-looking and markup text exactly', async () => {
       const name = "Robert'); DROP TABLE marbles;-- <script>&amp;";
-      const res = await t
-        .http()
-        .post('/api/demo/marbles')
-        .send({ name, description: '\\x00 "quoted" `tick`' });
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        body: { name, description: '\\x00 "quoted" `tick`' },
+      });
       expectJson(res, 201);
       expect(res.body.name).toBe(name);
       expect((await t.stored('marbles')).map((r) => [r.name, r.description])).toEqual([
@@ -298,10 +302,11 @@ describe('write: bad inputs', () => {
   describe('wildcards in search and filter values are literal', () => {
     beforeEach(async () => {
       for (const name of ['100% pure', '100 pure', 'a_b', 'axb', 'back\\slash', 'backslash']) {
-        const res = await t
-          .http()
-          .post('/api/demo/marbles')
-          .send({ name, description: name.toUpperCase() });
+        const res = await t.request({
+          method: 'post',
+          path: '/api/demo/marbles',
+          body: { name, description: name.toUpperCase() },
+        });
         expect(res.status).toBe(201);
       }
     });

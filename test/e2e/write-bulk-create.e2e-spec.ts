@@ -22,7 +22,6 @@ import {
   expectJson,
   expectStampedWithin,
   expectXml,
-  send,
 } from './http';
 
 const BULK_CREATE_SHAPE = 'Bulk create requires an array of objects as input.';
@@ -39,7 +38,7 @@ describe('write: bulk create and update_all', () => {
 
   describe('bulk create', () => {
     it('should create every marble of an array and answer them with 201', async () => {
-      const { res, before, after } = await send(t, 'post', '/api/demo/marbles', [
+      const { res, before, after } = await t.send('post', '/api/demo/marbles', [
         { name: 'Ruby', radius_mm: '4', price: '1.10', user_id: 2 },
         { marble: { name: 'Jade' } },
         { name: 'Opal', is_discounted: 1 },
@@ -73,14 +72,14 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should create marbles from an XML array', async () => {
-      const res = await t
-        .http()
-        .post('/api/demo/marbles')
-        .set('Content-Type', 'application/xml')
-        .send(
+      const res = await t.request({
+        method: 'post',
+        path: '/api/demo/marbles',
+        type: 'application/xml',
+        body:
           '<marbles type="array"><marble><name>Ruby</name><radius-mm type="integer">6</radius-mm></marble>' +
-            '<marble><name>Jade</name><price type="decimal">2.50</price><user-id type="integer">3</user-id></marble></marbles>',
-        );
+          '<marble><name>Jade</name><price type="decimal">2.50</price><user-id type="integer">3</user-id></marble></marbles>',
+      });
       expectJson(res, 201);
       expect(res.body).toEqual({
         message: 'Bulk create successful.',
@@ -100,7 +99,7 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should answer a bulk create in XML when XML is negotiated', async () => {
-      const { res } = await send(t, 'post', '/api/demo/marbles.xml', [{ name: 'Ruby' }]);
+      const { res } = await t.send('post', '/api/demo/marbles.xml', [{ name: 'Ruby' }]);
       expectXml(res, 201);
       expect(res.text).toMatch(
         /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<hash><message>Bulk create successful\.<\/message><records type="array"><record><id type="integer">3<\/id><name>Ruby<\/name>/,
@@ -109,7 +108,7 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should save nothing and answer 422 with errors aligned to the items when one is invalid', async () => {
-      const { res } = await send(t, 'post', '/api/demo/marbles', [
+      const { res } = await t.send('post', '/api/demo/marbles', [
         { name: 'Ruby' },
         { name: 'Jade', radius_mm: 0, colour: 'green' },
         { name: 'Opal' },
@@ -125,7 +124,7 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should refuse duplicates within the batch and against stored records, saving nothing', async () => {
-      const { res } = await send(t, 'post', '/api/demo/marbles', [
+      const { res } = await t.send('post', '/api/demo/marbles', [
         { name: 'Ruby' },
         { name: 'Amber' },
         { name: 'Ruby' },
@@ -142,11 +141,11 @@ describe('write: bulk create and update_all', () => {
 
     it('should accept 1000 items and refuse 1001 with 400, saving nothing', async () => {
       const tooMany = Array.from({ length: 1001 }, (_, i) => ({ name: `Bulk ${i}` }));
-      const { res: refused } = await send(t, 'post', '/api/demo/marbles', tooMany);
+      const { res: refused } = await t.send('post', '/api/demo/marbles', tooMany);
       expectError(refused, 400, { message: `${BULK_CREATE_SHAPE} At most 1000 at a time.` });
       expect(await t.stored('marbles')).toEqual(MARBLES);
 
-      const { res } = await send(t, 'post', '/api/demo/marbles', tooMany.slice(0, 1000));
+      const { res } = await t.send('post', '/api/demo/marbles', tooMany.slice(0, 1000));
       expectJson(res, 201);
       expect(res.body.message).toBe('Bulk create successful.');
       expect(res.body.records).toHaveLength(1000);
@@ -157,13 +156,13 @@ describe('write: bulk create and update_all', () => {
     }, 60_000);
 
     it('should refuse an array of things that are not objects', async () => {
-      const { res } = await send(t, 'post', '/api/demo/marbles', [{ name: 'Ruby' }, 'Jade', 3]);
+      const { res } = await t.send('post', '/api/demo/marbles', [{ name: 'Ruby' }, 'Jade', 3]);
       expectError(res, 400, { message: BULK_CREATE_SHAPE });
       expect(await t.stored('marbles')).toEqual(MARBLES);
     });
 
     it('should create e-mails in bulk and refuse an invalid batch', async () => {
-      const { res } = await send(t, 'post', '/api/demo/emails', [
+      const { res } = await t.send('post', '/api/demo/emails', [
         { email: 'cleo@example.com', user_id: 3 },
         { email: 'ann.work@example.com', user_id: '1', is_primary: 'false' },
       ]);
@@ -182,7 +181,7 @@ describe('write: bulk create and update_all', () => {
       ];
       expect(await t.stored('emails')).toEqual(after);
 
-      const { res: bad } = await send(t, 'post', '/api/demo/emails', [
+      const { res: bad } = await t.send('post', '/api/demo/emails', [
         { email: 'new@example.com', user_id: 1 },
         { email: 'nope', user_id: 1 },
         { email: 'bob@example.com', user_id: 2 },
@@ -198,7 +197,7 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should create phone numbers in bulk exactly as sent and refuse duplicates in the batch', async () => {
-      const { res } = await send(t, 'post', '/api/demo/phone_numbers', [
+      const { res } = await t.send('post', '/api/demo/phone_numbers', [
         { number: ' (555) 0102 ', user_id: 3 },
         { number: '+1.555.0103', user_id: 1 },
       ]);
@@ -217,7 +216,7 @@ describe('write: bulk create and update_all', () => {
       ];
       expect(await t.stored('phone_numbers')).toEqual(after);
 
-      const { res: dup } = await send(t, 'post', '/api/demo/phone_numbers', [
+      const { res: dup } = await t.send('post', '/api/demo/phone_numbers', [
         { number: '555-0199', user_id: 1 },
         { number: '555-0199', user_id: 2 },
       ]);

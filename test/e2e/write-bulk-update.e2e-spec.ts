@@ -16,7 +16,7 @@ import {
   dbTime,
   marbleRow,
 } from './fixtures';
-import { expectBulkInvalid, expectError, expectJson, expectStampedWithin, send } from './http';
+import { expectBulkInvalid, expectError, expectJson, expectStampedWithin } from './http';
 
 const BULK_UPDATE_SHAPE = 'Bulk update requires an array of objects, each with the id of a record.';
 
@@ -34,7 +34,7 @@ describe('write: bulk create and update_all', () => {
       const VERB = method.toUpperCase();
 
       it(`should update every listed marble via ${VERB} and answer them with 200`, async () => {
-        const { res, before, after } = await send(t, method, '/api/demo/marbles', [
+        const { res, before, after } = await t.send(method, '/api/demo/marbles', [
           { id: 2, name: 'Cobalt Blue', price: '3' },
           { id: '1', is_discounted: 'true' },
         ]);
@@ -79,11 +79,12 @@ describe('write: bulk create and update_all', () => {
 
       it(`should refuse a body that is not an array via ${VERB}, changing nothing`, async () => {
         for (const body of [{ id: 1, name: 'Solo' }, 'text', 1]) {
-          const res = await t
-            .http()
-            [method]('/api/demo/marbles')
-            .set('Content-Type', 'application/json')
-            .send(JSON.stringify(body));
+          const res = await t.request({
+            method,
+            path: '/api/demo/marbles',
+            type: 'application/json',
+            body: JSON.stringify(body),
+          });
           expectError(res, 400, { message: BULK_UPDATE_SHAPE });
         }
         expect(await t.stored('marbles')).toEqual(MARBLES);
@@ -95,7 +96,7 @@ describe('write: bulk create and update_all', () => {
           [{ id: 'one', price: '1' }],
           [{ id: 1 }, { id: 1 }],
         ]) {
-          const { res } = await send(t, method, '/api/demo/marbles', body);
+          const { res } = await t.send(method, '/api/demo/marbles', body);
           expectError(res, 400, {
             message: `${BULK_UPDATE_SHAPE} Ids must be positive integers, each once.`,
           });
@@ -104,7 +105,7 @@ describe('write: bulk create and update_all', () => {
       });
 
       it(`should refuse an id that does not exist via ${VERB}, changing nothing`, async () => {
-        const { res } = await send(t, method, '/api/demo/marbles', [
+        const { res } = await t.send(method, '/api/demo/marbles', [
           { id: 1, price: '1' },
           { id: 99, price: '2' },
         ]);
@@ -116,7 +117,7 @@ describe('write: bulk create and update_all', () => {
       });
 
       it(`should answer 422 aligned to the items for an invalid item via ${VERB}, changing nothing`, async () => {
-        const { res } = await send(t, method, '/api/demo/marbles', [
+        const { res } = await t.send(method, '/api/demo/marbles', [
           { id: 1, price: '7.77' },
           { id: 2, radius_mm: 0, name: 'Amber' },
         ]);
@@ -132,7 +133,7 @@ describe('write: bulk create and update_all', () => {
     }
 
     it('should refuse two items that take the same new name', async () => {
-      const { res } = await send(t, 'patch', '/api/demo/marbles', [
+      const { res } = await t.send('patch', '/api/demo/marbles', [
         { id: 1, name: 'Twin' },
         { id: 2, name: 'Twin' },
       ]);
@@ -141,14 +142,14 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should update marbles from an XML array', async () => {
-      const res = await t
-        .http()
-        .put('/api/demo/marbles')
-        .set('Content-Type', 'application/xml')
-        .send(
+      const res = await t.request({
+        method: 'put',
+        path: '/api/demo/marbles',
+        type: 'application/xml',
+        body:
           '<marbles type="array"><marble><id type="integer">1</id><price nil="true"/></marble>' +
-            '<marble><id type="integer">2</id><description>deep blue</description></marble></marbles>',
-        );
+          '<marble><id type="integer">2</id><description>deep blue</description></marble></marbles>',
+      });
       expectJson(res, 200);
       expect(res.body.message).toBe('Bulk update successful.');
       expect(
@@ -172,7 +173,7 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should update e-mails and phone numbers in bulk', async () => {
-      const { res: emails } = await send(t, 'patch', '/api/demo/emails', [
+      const { res: emails } = await t.send('patch', '/api/demo/emails', [
         { id: 2, email: 'robert@example.com', user_id: 3 },
       ]);
       expectJson(emails, 200);
@@ -185,7 +186,7 @@ describe('write: bulk create and update_all', () => {
         { id: 2, email: 'robert@example.com', is_primary: false, user_id: 3 },
       ]);
 
-      const { res: phones } = await send(t, 'put', '/api/demo/phone_numbers', [
+      const { res: phones } = await t.send('put', '/api/demo/phone_numbers', [
         { id: 1, number: ' 555 0100 ' },
         { id: 2, user_id: 1 },
       ]);
@@ -204,7 +205,7 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should change no phone number when one item is invalid', async () => {
-      const { res } = await send(t, 'patch', '/api/demo/phone_numbers', [
+      const { res } = await t.send('patch', '/api/demo/phone_numbers', [
         { id: 1, number: '999' },
         { id: 2, number: ' ' },
       ]);
@@ -214,7 +215,7 @@ describe('write: bulk create and update_all', () => {
 
     it('should answer 405 to PUT and PATCH on the movies collection', async () => {
       for (const method of ['put', 'patch'] as const) {
-        const { res } = await send(t, method, '/api/plain/movies', [{ id: 1, name: 'x' }]);
+        const { res } = await t.send(method, '/api/plain/movies', [{ id: 1, name: 'x' }]);
         expectError(res, 405, {
           message: `Method ${method.toUpperCase()} is not allowed here; allowed: GET, HEAD, POST, OPTIONS.`,
         });

@@ -6,18 +6,16 @@
  */
 import { useApp } from './harness';
 import { ANN, BOB, CLEO, GENRES, USERS } from './fixtures';
-import { expectInvalid, expectJson, expectLocation, send, sendRaw } from './http';
+import { expectInvalid, expectJson, expectLocation } from './http';
 
 describe('write: create', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES } });
-  const post = (path: string, body: unknown) => send(t, 'post', path, body);
-  const postXml = (path: string, xml: string) => sendRaw(t, 'post', path, 'application/xml', xml);
 
   describe('emails', () => {
     const PATH = '/api/demo/emails';
 
     it('should create an e-mail from a bare JSON object with 201, the record and Location', async () => {
-      const { res } = await post(PATH, { email: 'ann@example.com', user_id: 1 });
+      const { res } = await t.send('post', PATH, { email: 'ann@example.com', user_id: 1 });
 
       expectJson(res, 201);
       expectLocation(res, '/api/demo/emails/1');
@@ -29,7 +27,7 @@ describe('write: create', () => {
     });
 
     it('should accept a wrapped JSON body with string spellings of boolean and id', async () => {
-      const { res } = await post(PATH, {
+      const { res } = await t.send('post', PATH, {
         email: { email: 'bob@example.org', is_primary: 'true', user_id: '2' },
       });
 
@@ -42,8 +40,10 @@ describe('write: create', () => {
     });
 
     it('should accept bare and wrapped XML bodies', async () => {
-      const bare = await postXml(
+      const bare = await t.sendRaw(
+        'post',
         PATH,
+        'application/xml',
         '<email><email>cleo@example.net</email><is-primary type="boolean">true</is-primary>' +
           '<user-id type="integer">3</user-id></email>',
       );
@@ -55,8 +55,10 @@ describe('write: create', () => {
         user: CLEO,
       });
 
-      const wrapped = await postXml(
+      const wrapped = await t.sendRaw(
+        'post',
         PATH,
+        'application/xml',
         '<hash><email><email>cleo.work@example.net</email><user-id>3</user-id></email></hash>',
       );
       expectJson(wrapped.res, 201);
@@ -75,7 +77,7 @@ describe('write: create', () => {
     });
 
     it('should ignore id, user and billing_user sent back', async () => {
-      const { res } = await post(PATH, {
+      const { res } = await t.send('post', PATH, {
         id: 40,
         email: 'echo@example.com',
         is_primary: false,
@@ -94,12 +96,12 @@ describe('write: create', () => {
     });
 
     it('should require email and user_id', async () => {
-      const { res } = await post(PATH, { is_primary: true });
+      const { res } = await t.send('post', PATH, { is_primary: true });
       expectInvalid(res, {
         email: ['This field is required.'],
         user_id: ['This field is required.'],
       });
-      const nulls = await post(PATH, { email: null, user_id: null, is_primary: null });
+      const nulls = await t.send('post', PATH, { email: null, user_id: null, is_primary: null });
       expectInvalid(nulls.res, {
         email: ['This field may not be null.'],
         user_id: ['This field may not be null.'],
@@ -109,7 +111,7 @@ describe('write: create', () => {
     });
 
     it('should list a bad address, a missing user and a bad flag at once', async () => {
-      const { res } = await post(PATH, {
+      const { res } = await t.send('post', PATH, {
         email: 'not-an-email',
         user_id: 99,
         is_primary: 'perhaps',
@@ -126,7 +128,11 @@ describe('write: create', () => {
       await t.insert('emails', [
         { id: 1, email: 'ann@example.com', is_primary: false, user_id: 1 },
       ]);
-      const { res } = await post(PATH, { email: 'ann@example.com', user_id: 99, address: 'x' });
+      const { res } = await t.send('post', PATH, {
+        email: 'ann@example.com',
+        user_id: 99,
+        address: 'x',
+      });
       expectInvalid(res, {
         email: ['An email with this email already exists.'],
         user_id: ['No user with id 99.'],
@@ -144,10 +150,10 @@ describe('write: create', () => {
       const tooLong = `${'l'.repeat(60)}@${domain}`;
       expect([longest.length, tooLong.length]).toEqual([254, 256]);
 
-      const ok = await post(PATH, { email: longest, user_id: 1 });
+      const ok = await t.send('post', PATH, { email: longest, user_id: 1 });
       expectJson(ok.res, 201);
       expect(ok.res.body.email).toBe(longest);
-      const { res } = await post(PATH, { email: tooLong, user_id: 1 });
+      const { res } = await t.send('post', PATH, { email: tooLong, user_id: 1 });
       expectInvalid(res, {
         email: expect.arrayContaining(['Must be at most 255 characters long.']),
       });
@@ -168,7 +174,7 @@ describe('write: create', () => {
         '555-0100 ',
       ];
       for (const [i, number] of numbers.entries()) {
-        const { res } = await post(PATH, { number, user_id: 1 });
+        const { res } = await t.send('post', PATH, { number, user_id: 1 });
         expectJson(res, 201);
         expectLocation(res, `/api/demo/phone_numbers/${i + 1}`);
         expect(res.body).toEqual({ id: i + 1, number, user: ANN });
@@ -179,19 +185,25 @@ describe('write: create', () => {
     });
 
     it('should accept wrapped JSON and bare and wrapped XML bodies', async () => {
-      const wrapped = await post(PATH, { phone_number: { number: '555-0101', user_id: '2' } });
+      const wrapped = await t.send('post', PATH, {
+        phone_number: { number: '555-0101', user_id: '2' },
+      });
       expectJson(wrapped.res, 201);
       expect(wrapped.res.body).toEqual({ id: 1, number: '555-0101', user: BOB });
 
-      const bare = await postXml(
+      const bare = await t.sendRaw(
+        'post',
         PATH,
+        'application/xml',
         '<phone-number><number>(555) 0102</number><user-id type="integer">3</user-id></phone-number>',
       );
       expectJson(bare.res, 201);
       expect(bare.res.body).toEqual({ id: 2, number: '(555) 0102', user: CLEO });
 
-      const hash = await postXml(
+      const hash = await t.sendRaw(
+        'post',
         PATH,
+        'application/xml',
         '<hash><phone-number><number>555 0103</number><user-id>1</user-id></phone-number></hash>',
       );
       expectJson(hash.res, 201);
@@ -206,21 +218,21 @@ describe('write: create', () => {
 
     it('should reject a blank number', async () => {
       for (const number of ['', '   ', '\t']) {
-        const { res } = await post(PATH, { number, user_id: 1 });
+        const { res } = await t.send('post', PATH, { number, user_id: 1 });
         expectInvalid(res, { number: ['May not be blank.'] });
       }
       expect(await t.stored('phone_numbers')).toEqual([]);
     });
 
     it('should require number and user_id and list every problem at once', async () => {
-      const { res } = await post(PATH, {});
+      const { res } = await t.send('post', PATH, {});
       expectInvalid(res, {
         number: ['This field is required.'],
         user_id: ['This field is required.'],
       });
 
       await t.insert('phone_numbers', [{ id: 1, number: '555-0100', user_id: 1 }]);
-      const taken = await post(PATH, { number: '555-0100', user_id: 42, extension: '7' });
+      const taken = await t.send('post', PATH, { number: '555-0100', user_id: 42, extension: '7' });
       expectInvalid(taken.res, {
         number: ['A phone number with this number already exists.'],
         user_id: ['No user with id 42.'],
@@ -230,9 +242,9 @@ describe('write: create', () => {
     });
 
     it('should accept a number of 255 characters and reject 256', async () => {
-      const ok = await post(PATH, { number: '5'.repeat(255), user_id: 1 });
+      const ok = await t.send('post', PATH, { number: '5'.repeat(255), user_id: 1 });
       expectJson(ok.res, 201);
-      const { res } = await post(PATH, { number: '5'.repeat(256), user_id: 1 });
+      const { res } = await t.send('post', PATH, { number: '5'.repeat(256), user_id: 1 });
       expectInvalid(res, { number: ['Must be at most 255 characters long.'] });
       expect(await t.stored('phone_numbers')).toEqual([
         { id: 1, number: '5'.repeat(255), user_id: 1 },

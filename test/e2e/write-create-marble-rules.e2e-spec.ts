@@ -11,27 +11,25 @@ import {
   expectInvalid,
   expectJson,
   expectNoLeak,
-  send,
-  sendRaw,
 } from './http';
 
 describe('write: create', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES } });
-  const post = (path: string, body: unknown) => send(t, 'post', path, body);
-  const postXml = (path: string, xml: string) => sendRaw(t, 'post', path, 'application/xml', xml);
 
   describe('marbles', () => {
     const PATH = '/api/demo/marbles';
 
     it('should reject an unknown field with 400 naming it and store nothing', async () => {
-      const { res } = await post(PATH, { name: 'Colourful', colour: 'red' });
+      const { res } = await t.send('post', PATH, { name: 'Colourful', colour: 'red' });
       expectInvalid(res, { colour: [UNKNOWN_MARBLE_FIELD] });
       expect(await t.stored('marbles')).toEqual([]);
     });
 
     it('should reject an unknown XML element with 400 naming it', async () => {
-      const { res } = await postXml(
+      const { res } = await t.sendRaw(
+        'post',
         PATH,
+        'application/xml',
         '<marble><name>Colourful</name><colour-code>red</colour-code></marble>',
       );
       expectInvalid(res, { colour_code: [UNKNOWN_MARBLE_FIELD] });
@@ -40,7 +38,7 @@ describe('write: create', () => {
 
     it('should list every invalid field at once, uniqueness and a missing user with format errors', async () => {
       await t.insert('marbles', [marbleRow(1, 'Taken')]);
-      const { res } = await post(PATH, {
+      const { res } = await t.send('post', PATH, {
         name: 'Taken',
         radius_mm: 0,
         price: '1.234',
@@ -63,15 +61,15 @@ describe('write: create', () => {
     });
 
     it('should require the name', async () => {
-      const { res } = await post(PATH, { radius_mm: 2 });
+      const { res } = await t.send('post', PATH, { radius_mm: 2 });
       expectInvalid(res, { name: ['This field is required.'] });
-      const empty = await post(PATH, {});
+      const empty = await t.send('post', PATH, {});
       expectInvalid(empty.res, { name: ['This field is required.'] });
       expect(await t.stored('marbles')).toEqual([]);
     });
 
     it('should accept null only for the nullable price and user_id', async () => {
-      const { res } = await post(PATH, {
+      const { res } = await t.send('post', PATH, {
         name: null,
         radius_mm: null,
         is_discounted: null,
@@ -87,47 +85,47 @@ describe('write: create', () => {
       });
       expect(await t.stored('marbles')).toEqual([]);
 
-      const ok = await post(PATH, { name: 'Nulls', price: null, user_id: null });
+      const ok = await t.send('post', PATH, { name: 'Nulls', price: null, user_id: null });
       expectJson(ok.res, 201);
       expect(await t.stored('marbles')).toEqual([storedMarble(ok.res, { name: 'Nulls' })]);
     });
 
     it('should accept a name of 255 characters and reject 256', async () => {
       const longest = 'n'.repeat(255);
-      const ok = await post(PATH, { name: longest });
+      const ok = await t.send('post', PATH, { name: longest });
       expectJson(ok.res, 201);
       expect(ok.res.body.name).toBe(longest);
 
       const emoji = '😀'.repeat(255);
-      const wide = await post(PATH, { name: emoji });
+      const wide = await t.send('post', PATH, { name: emoji });
       expectJson(wide.res, 201);
       expect(wide.res.body.name).toBe(emoji);
 
-      const { res } = await post(PATH, { name: 'n'.repeat(256) });
+      const { res } = await t.send('post', PATH, { name: 'n'.repeat(256) });
       expectInvalid(res, { name: ['Must be at most 255 characters long.'] });
       expect((await t.stored('marbles')).map((r) => r.name)).toEqual([longest, emoji]);
     });
 
     it('should reject a blank name', async () => {
       for (const name of ['', '   ', '\t\n']) {
-        const { res } = await post(PATH, { name });
+        const { res } = await t.send('post', PATH, { name });
         expectInvalid(res, { name: ['May not be blank.'] });
       }
       expect(await t.stored('marbles')).toEqual([]);
     });
 
     it('should require radius_mm to be an integer of at least 1', async () => {
-      const ok = await post(PATH, { name: 'Smallest', radius_mm: 1 });
+      const ok = await t.send('post', PATH, { name: 'Smallest', radius_mm: 1 });
       expectJson(ok.res, 201);
       expect(ok.res.body.radius_mm).toBe(1);
 
       for (const radius of [0, -5]) {
-        const { res } = await post(PATH, { name: 'Too small', radius_mm: radius });
+        const { res } = await t.send('post', PATH, { name: 'Too small', radius_mm: radius });
         expectInvalid(res, { radius_mm: ['Must be at least 1.'] });
       }
-      const fraction = await post(PATH, { name: 'Fraction', radius_mm: 2.5 });
+      const fraction = await t.send('post', PATH, { name: 'Fraction', radius_mm: 2.5 });
       expectInvalid(fraction.res, { radius_mm: ['Must be an integer.'] });
-      const word = await post(PATH, { name: 'Word', radius_mm: 'three' });
+      const word = await t.send('post', PATH, { name: 'Word', radius_mm: 'three' });
       expectInvalid(word.res, { radius_mm: expect.arrayContaining(['Must be an integer.']) });
       expect((await t.stored('marbles')).map((r) => r.name)).toEqual(['Smallest']);
     });
@@ -139,7 +137,7 @@ describe('write: create', () => {
         ['0.5', '0.5'],
         [12, '12.0'],
       ].entries()) {
-        const { res } = await post(PATH, { name: `Priced ${i}`, price: sent });
+        const { res } = await t.send('post', PATH, { name: `Priced ${i}`, price: sent });
         expectJson(res, 201);
         expect(res.body.price).toBe(shown);
       }
@@ -159,7 +157,7 @@ describe('write: create', () => {
         ['10000', '10000.0'],
         [10000, '10000.0'],
       ]) {
-        const { res } = await post(PATH, { name: 'Bad price', price: sent });
+        const { res } = await t.send('post', PATH, { name: 'Bad price', price: sent });
         expectInvalid(res, {
           price: [`Must be greater than 0 and at most 9999.99; got ${shown}.`],
         });
@@ -169,7 +167,7 @@ describe('write: create', () => {
 
     it('should reject prices with more than 2 decimals', async () => {
       for (const price of ['1.234', '0.001', 1.005]) {
-        const { res } = await post(PATH, { name: 'Precise', price });
+        const { res } = await t.send('post', PATH, { name: 'Precise', price });
         expectInvalid(res, { price: ['Must be a decimal number with at most 2 decimal places.'] });
       }
       expect(await t.stored('marbles')).toEqual([]);
@@ -179,7 +177,7 @@ describe('write: create', () => {
       const prices: unknown[] = ['abc', '1e3', 1e-7, '', '12,50', true];
       const answers = [];
       for (const price of prices) {
-        const { res } = await post(PATH, { name: 'Not a number', price });
+        const { res } = await t.send('post', PATH, { name: 'Not a number', price });
         expectNoLeak(res);
         answers.push({ price, status: res.status, body: res.body });
       }
@@ -201,16 +199,16 @@ describe('write: create', () => {
     });
 
     it('should reject a user_id of a user that does not exist', async () => {
-      const { res } = await post(PATH, { name: 'Orphan', user_id: 99 });
+      const { res } = await t.send('post', PATH, { name: 'Orphan', user_id: 99 });
       expectInvalid(res, { user_id: ['No user with id 99.'] });
-      const zero = await post(PATH, { name: 'Orphan', user_id: 0 });
+      const zero = await t.send('post', PATH, { name: 'Orphan', user_id: 0 });
       expectInvalid(zero.res, { user_id: ['Must be at least 1.'] });
       expect(await t.stored('marbles')).toEqual([]);
     });
 
     it('should store a long description exactly or refuse it with 400 naming it, never 500', async () => {
       const description = 'd'.repeat(70_000);
-      const { res } = await post(PATH, { name: 'Verbose', description });
+      const { res } = await t.send('post', PATH, { name: 'Verbose', description });
       expect([201, 400]).toContain(res.status);
       if (res.status === 201) {
         expect(res.body.description).toBe(description);

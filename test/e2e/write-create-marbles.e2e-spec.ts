@@ -15,27 +15,16 @@ import {
   marbleRow,
   storedMarble,
 } from './fixtures';
-import {
-  expectJson,
-  expectLocation,
-  expectStampedWithin,
-  expectXml,
-  send,
-  sendRaw,
-  xmlDocument,
-} from './http';
+import { expectJson, expectLocation, expectStampedWithin, expectXml, xmlDocument } from './http';
 
 describe('write: create', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES } });
-  const post = (path: string, body: unknown) => send(t, 'post', path, body);
-  const postXml = (path: string, xml: string, type = 'application/xml') =>
-    sendRaw(t, 'post', path, type, xml);
 
   describe('marbles', () => {
     const PATH = '/api/demo/marbles';
 
     it('should create a marble from a bare JSON object with 201, the record and an absolute Location', async () => {
-      const { res, before, after } = await post(PATH, {
+      const { res, before, after } = await t.send('post', PATH, {
         name: 'Amber Swirl',
         radius_mm: 12,
         price: '9.23',
@@ -75,7 +64,7 @@ describe('write: create', () => {
     });
 
     it('should show the created marble at its Location', async () => {
-      const { res } = await post(PATH, { name: 'Onyx', price: '4' });
+      const { res } = await t.send('post', PATH, { name: 'Onyx', price: '4' });
       expect(res.status).toBe(201);
       const path = new URL(res.headers.location).pathname;
       const shown = await t.http().get(path);
@@ -87,7 +76,7 @@ describe('write: create', () => {
     });
 
     it('should accept the record wrapped in its singular name', async () => {
-      const { res } = await post(PATH, { marble: { name: 'Wrapped', radius_mm: 5 } });
+      const { res } = await t.send('post', PATH, { marble: { name: 'Wrapped', radius_mm: 5 } });
 
       expectJson(res, 201);
       expectLocation(res, '/api/demo/marbles/1');
@@ -98,8 +87,10 @@ describe('write: create', () => {
     });
 
     it('should accept a bare XML body with typed and nil elements', async () => {
-      const { res } = await postXml(
+      const { res } = await t.sendRaw(
+        'post',
         PATH,
+        'application/xml',
         '<marble><name>x</name><radius-mm type="integer">3</radius-mm><price nil="true"/></marble>',
       );
 
@@ -110,13 +101,14 @@ describe('write: create', () => {
     });
 
     it('should accept an XML body wrapped in <hash><marble>, sent as text/xml', async () => {
-      const { res } = await postXml(
+      const { res } = await t.sendRaw(
+        'post',
         PATH,
+        'text/xml',
         '<?xml version="1.0" encoding="UTF-8"?>\n<hash><marble><name>Big &amp; &lt;bold&gt;</name>' +
           '<radius-mm type="integer">25</radius-mm><price type="decimal">4000.50</price>' +
           '<is-discounted type="boolean">true</is-discounted><user-id type="integer">2</user-id>' +
           '<description>Tiger "eye"</description></marble></hash>',
-        'text/xml',
       );
 
       expectJson(res, 201);
@@ -143,11 +135,12 @@ describe('write: create', () => {
     });
 
     it('should answer a create in XML when XML is negotiated, with the Location header', async () => {
-      const res = await t
-        .http()
-        .post(PATH)
-        .set('Accept', 'application/xml')
-        .send({ name: 'Ruby', radius_mm: 7, price: '1.50', user_id: 3 });
+      const res = await t.request({
+        method: 'post',
+        path: PATH,
+        accept: 'application/xml',
+        body: { name: 'Ruby', radius_mm: 7, price: '1.50', user_id: 3 },
+      });
 
       expectXml(res, 201);
       expectLocation(res, '/api/demo/marbles/1');
@@ -167,11 +160,12 @@ describe('write: create', () => {
     });
 
     it('should answer a create in XML for the .xml suffix, with the Location of the record', async () => {
-      const res = await t
-        .http()
-        .post(`${PATH}.xml`)
-        .set('Content-Type', 'application/xml')
-        .send('<marble><name>Suffix</name></marble>');
+      const res = await t.request({
+        method: 'post',
+        path: `${PATH}.xml`,
+        type: 'application/xml',
+        body: '<marble><name>Suffix</name></marble>',
+      });
 
       expectXml(res, 201);
       expectLocation(res, '/api/demo/marbles/1');
@@ -180,7 +174,12 @@ describe('write: create', () => {
     });
 
     it('should coerce numeric strings and numbers to the field types', async () => {
-      const { res } = await post(PATH, { name: 'Coerced', radius_mm: '3', price: 7, user_id: '2' });
+      const { res } = await t.send('post', PATH, {
+        name: 'Coerced',
+        radius_mm: '3',
+        price: 7,
+        user_id: '2',
+      });
 
       expectJson(res, 201);
       expect(res.body).toEqual(
@@ -192,7 +191,7 @@ describe('write: create', () => {
     });
 
     it('should store prices in canonical form from decimal strings with trailing zeros', async () => {
-      const { res } = await post(PATH, { name: 'Canonical', price: '12.50' });
+      const { res } = await t.send('post', PATH, { name: 'Canonical', price: '12.50' });
       expectJson(res, 201);
       expect(res.body.price).toBe('12.5');
       expect((await t.stored('marbles'))[0].price).toBe('12.5');
@@ -210,7 +209,7 @@ describe('write: create', () => {
         ['0', false],
       ];
       for (const [i, [sent, expected]] of spellings.entries()) {
-        const { res } = await post(PATH, { name: `Flag ${i}`, is_discounted: sent });
+        const { res } = await t.send('post', PATH, { name: `Flag ${i}`, is_discounted: sent });
         expectJson(res, 201);
         expect({ sent, flag: res.body.is_discounted }).toEqual({ sent, flag: expected });
       }
@@ -221,8 +220,10 @@ describe('write: create', () => {
     });
 
     it('should accept an untyped XML boolean spelled 1', async () => {
-      const { res } = await postXml(
+      const { res } = await t.sendRaw(
+        'post',
         PATH,
+        'application/xml',
         '<marble><name>One</name><is-discounted>1</is-discounted></marble>',
       );
       expectJson(res, 201);
@@ -231,7 +232,7 @@ describe('write: create', () => {
     });
 
     it('should apply the defaults when only the name is sent', async () => {
-      const { res } = await post(PATH, { name: 'Plain' });
+      const { res } = await t.send('post', PATH, { name: 'Plain' });
 
       expectJson(res, 201);
       expect(res.body).toEqual(createdMarble(1, { name: 'Plain' }));
@@ -251,7 +252,7 @@ describe('write: create', () => {
         marbleRow(7, 'Original', { user_id: 2, picture: 'original.png' }),
       ]);
       const read = (await t.http().get(`${PATH}/7`)).body;
-      const { res, before, after } = await post(PATH, {
+      const { res, before, after } = await t.send('post', PATH, {
         ...read,
         name: 'Copy',
         description: 'copied',

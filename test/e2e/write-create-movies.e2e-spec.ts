@@ -11,14 +11,10 @@ import {
   expectJson,
   expectLocation,
   expectStampedWithin,
-  send,
-  sendRaw,
 } from './http';
 
 describe('write: create', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES } });
-  const post = (path: string, body: unknown) => send(t, 'post', path, body);
-  const postXml = (path: string, xml: string) => sendRaw(t, 'post', path, 'application/xml', xml);
 
   describe('movies', () => {
     const PATH = '/api/plain/movies';
@@ -34,7 +30,7 @@ describe('write: create', () => {
     }
 
     it('should create a movie with its genres and users, 201 and Location', async () => {
-      const { res, before, after } = await post(PATH, {
+      const { res, before, after } = await t.send('post', PATH, {
         name: 'The Long Voyage',
         price: '10.50',
         main_genre_id: 2,
@@ -80,7 +76,7 @@ describe('write: create', () => {
     });
 
     it('should accept a wrapped JSON body and an XML body with id arrays', async () => {
-      const wrapped = await post(PATH, { movie: { name: 'Wrapped', genre_ids: ['2'] } });
+      const wrapped = await t.send('post', PATH, { movie: { name: 'Wrapped', genre_ids: ['2'] } });
       expectJson(wrapped.res, 201);
       expect(wrapped.res.body).toEqual({
         id: 1,
@@ -92,8 +88,10 @@ describe('write: create', () => {
         users: [],
       });
 
-      const xml = await postXml(
+      const xml = await t.sendRaw(
+        'post',
         PATH,
+        'application/xml',
         '<movie><name>Midnight Harbor</name><price type="decimal">999999.99</price>' +
           '<main-genre-id type="integer">1</main-genre-id>' +
           '<genre-ids type="array"><genre-id type="integer">1</genre-id><genre-id type="integer">2</genre-id></genre-ids>' +
@@ -125,7 +123,7 @@ describe('write: create', () => {
     });
 
     it('should apply defaults and ignore read-only fields sent back', async () => {
-      const { res, before, after } = await post(PATH, {
+      const { res, before, after } = await t.send('post', PATH, {
         id: 70,
         name: 'Echo',
         created_at: '2000-01-01T00:00:00.000Z',
@@ -154,7 +152,7 @@ describe('write: create', () => {
 
     it('should list a taken name, missing genres and users and a bad price at once', async () => {
       await t.insert('movies', [movieRow(1, 'Taken')]);
-      const { res } = await post(PATH, {
+      const { res } = await t.send('post', PATH, {
         name: 'Taken',
         price: '1000000',
         main_genre_id: 99,
@@ -175,7 +173,7 @@ describe('write: create', () => {
     });
 
     it('should accept prices up to 999999.99 and reject 0, more decimals and more', async () => {
-      const ok = await post(PATH, { name: 'Dear', price: '10000' });
+      const ok = await t.send('post', PATH, { name: 'Dear', price: '10000' });
       expectJson(ok.res, 201);
       expect(ok.res.body.price).toBe('10000.0');
       for (const [price, message] of [
@@ -183,7 +181,7 @@ describe('write: create', () => {
         ['1000000.00', 'Must be greater than 0 and at most 999999.99; got 1000000.0.'],
         ['5.555', 'Must be a decimal number with at most 2 decimal places.'],
       ]) {
-        const { res } = await post(PATH, { name: 'Priced', price });
+        const { res } = await t.send('post', PATH, { name: 'Priced', price });
         expectInvalid(res, { price: [message] });
       }
       expect((await t.stored('movies')).map((m) => [m.name, m.price])).toEqual([
@@ -192,7 +190,7 @@ describe('write: create', () => {
     });
 
     it('should require a name and lists of ids', async () => {
-      const { res } = await post(PATH, { genre_ids: 1, user_ids: ['x'] });
+      const { res } = await t.send('post', PATH, { genre_ids: 1, user_ids: ['x'] });
       expectInvalid(res, {
         name: ['This field is required.'],
         genre_ids: expect.arrayContaining(['Must be a list of ids.']),
@@ -202,24 +200,24 @@ describe('write: create', () => {
     });
 
     it('should accept a name of 255 characters and reject 256 or a blank one', async () => {
-      const ok = await post(PATH, { name: 'm'.repeat(255) });
+      const ok = await t.send('post', PATH, { name: 'm'.repeat(255) });
       expectJson(ok.res, 201);
-      const long = await post(PATH, { name: 'm'.repeat(256) });
+      const long = await t.send('post', PATH, { name: 'm'.repeat(256) });
       expectInvalid(long.res, { name: ['Must be at most 255 characters long.'] });
-      const blank = await post(PATH, { name: ' ' });
+      const blank = await t.send('post', PATH, { name: ' ' });
       expectInvalid(blank.res, { name: ['May not be blank.'] });
       expect((await t.stored('movies')).map((m) => m.name)).toEqual(['m'.repeat(255)]);
     });
 
     it('should link a genre sent twice once', async () => {
-      const { res } = await post(PATH, { name: 'Twice', genre_ids: [1, 1] });
+      const { res } = await t.send('post', PATH, { name: 'Twice', genre_ids: [1, 1] });
       expectJson(res, 201);
       expect(res.body.genres).toEqual([ACTION]);
       expect(await t.links('genres_movies')).toEqual([[1, 1]]);
     });
 
     it('should refuse an array: movies have no bulk create', async () => {
-      const { res } = await post(PATH, [{ name: 'One' }, { name: 'Two' }]);
+      const { res } = await t.send('post', PATH, [{ name: 'One' }, { name: 'Two' }]);
       expectError(res, 400, {
         message: 'Request body must be a movie object; movies have no bulk create.',
       });

@@ -16,7 +16,7 @@ import {
   movieRow,
   setBillingEmail,
 } from './fixtures';
-import { expectError, expectJson, expectNotFound, expectXml, send } from './http';
+import { expectError, expectJson, expectNotFound, expectXml } from './http';
 
 const BULK_DESTROY_SHAPE = 'Bulk destroy requires an array of primary keys as input.';
 
@@ -145,7 +145,7 @@ describe('write: destroy', () => {
 
   describe('destroy_all', () => {
     it('should delete the listed marbles and answer them', async () => {
-      const { res } = await send(t, 'delete', '/api/demo/marbles', [2, 1]);
+      const { res } = await t.send('delete', '/api/demo/marbles', [2, 1]);
       expectJson(res, 200);
       // In the order of the request.
       expect(res.body).toEqual({
@@ -156,11 +156,12 @@ describe('write: destroy', () => {
     });
 
     it('should answer destroy_all in XML when XML is negotiated', async () => {
-      const res = await t
-        .http()
-        .delete('/api/demo/marbles')
-        .set('Accept', 'application/xml')
-        .send([3]);
+      const res = await t.request({
+        method: 'delete',
+        path: '/api/demo/marbles',
+        accept: 'application/xml',
+        body: [3],
+      });
       expectXml(res, 200);
       expect(res.text).toBe(
         '<?xml version="1.0" encoding="UTF-8"?>\n<hash><message>Bulk destroy successful.</message>' +
@@ -175,11 +176,12 @@ describe('write: destroy', () => {
     });
 
     it('should accept the ids as an XML array', async () => {
-      const res = await t
-        .http()
-        .delete('/api/demo/marbles')
-        .set('Content-Type', 'application/xml')
-        .send('<ids type="array"><id type="integer">1</id><id type="integer">2</id></ids>');
+      const res = await t.request({
+        method: 'delete',
+        path: '/api/demo/marbles',
+        type: 'application/xml',
+        body: '<ids type="array"><id type="integer">1</id><id type="integer">2</id></ids>',
+      });
       expectJson(res, 200);
       expect(res.body).toEqual({
         message: 'Bulk destroy successful.',
@@ -205,7 +207,7 @@ describe('write: destroy', () => {
     });
 
     it('should delete nothing and name the ids when one does not exist', async () => {
-      const { res } = await send(t, 'delete', '/api/demo/marbles', [1, 99, 2]);
+      const { res } = await t.send('delete', '/api/demo/marbles', [1, 99, 2]);
       expectError(res, 400, {
         message: 'No marbles with ids 99; nothing was deleted.',
         errors: { id: ['Marble 99 not found.'] },
@@ -215,7 +217,7 @@ describe('write: destroy', () => {
 
     it('should refuse more than 1000 ids, deleting nothing', async () => {
       const ids = Array.from({ length: 1001 }, (_, i) => i + 1);
-      const { res } = await send(t, 'delete', '/api/demo/marbles', ids);
+      const { res } = await t.send('delete', '/api/demo/marbles', ids);
       expectJson(res, 400);
       expect(res.body.message).toMatch(
         /^Bulk destroy requires an array of primary keys as input\./,
@@ -224,7 +226,7 @@ describe('write: destroy', () => {
     });
 
     it('should delete listed e-mails and answer them', async () => {
-      const { res } = await send(t, 'delete', '/api/demo/emails', [1, 3]);
+      const { res } = await t.send('delete', '/api/demo/emails', [1, 3]);
       expectJson(res, 200);
       expect(res.body).toEqual({
         message: 'Bulk destroy successful.',
@@ -237,7 +239,7 @@ describe('write: destroy', () => {
     });
 
     it('should delete no e-mail when one id is missing', async () => {
-      const { res } = await send(t, 'delete', '/api/demo/emails', [3, 8, 9]);
+      const { res } = await t.send('delete', '/api/demo/emails', [3, 8, 9]);
       expectError(res, 400, {
         message: 'No emails with ids 8, 9; nothing was deleted.',
         errors: { id: ['Email 8 not found.', 'Email 9 not found.'] },
@@ -246,7 +248,7 @@ describe('write: destroy', () => {
     });
 
     it('should delete listed phone numbers and refuse a non-array', async () => {
-      const { res } = await send(t, 'delete', '/api/demo/phone_numbers', [2]);
+      const { res } = await t.send('delete', '/api/demo/phone_numbers', [2]);
       expectJson(res, 200);
       expect(res.body).toEqual({
         message: 'Bulk destroy successful.',
@@ -254,9 +256,9 @@ describe('write: destroy', () => {
       });
       expect(await t.stored('phone_numbers')).toEqual([PHONE_ROWS[0], PHONE_ROWS[2]]);
 
-      const { res: bad } = await send(t, 'delete', '/api/demo/phone_numbers', { id: 1 });
+      const { res: bad } = await t.send('delete', '/api/demo/phone_numbers', { id: 1 });
       expectError(bad, 400, { message: BULK_DESTROY_SHAPE });
-      const { res: missing } = await send(t, 'delete', '/api/demo/phone_numbers', [1, 2]);
+      const { res: missing } = await t.send('delete', '/api/demo/phone_numbers', [1, 2]);
       expectError(missing, 400, {
         message: 'No phone numbers with ids 2; nothing was deleted.',
         errors: { id: ['Phone number 2 not found.'] },
@@ -265,7 +267,7 @@ describe('write: destroy', () => {
     });
 
     it('should answer 405 to DELETE on the movies collection and delete nothing', async () => {
-      const { res } = await send(t, 'delete', '/api/plain/movies', [1, 2]);
+      const { res } = await t.send('delete', '/api/plain/movies', [1, 2]);
       expectError(res, 405, {
         message: 'Method DELETE is not allowed here; allowed: GET, HEAD, POST, OPTIONS.',
       });

@@ -23,10 +23,11 @@ describe('write: one primary e-mail per user', () => {
   const t = useApp({ seedEach: { users: USERS, emails: FIXTURE } });
 
   it('should clear the old primary of the user when a primary e-mail is created', async () => {
-    const res = await t
-      .http()
-      .post('/api/demo/emails')
-      .send({ email: 'ann.new@example.com', user_id: 1, is_primary: true });
+    const res = await t.request({
+      method: 'post',
+      path: '/api/demo/emails',
+      body: { email: 'ann.new@example.com', user_id: 1, is_primary: true },
+    });
     expectJson(res, 201);
     expect(res.body).toEqual({ id: 5, email: 'ann.new@example.com', is_primary: true, user: ANN });
     expect(await t.stored('emails')).toEqual([
@@ -49,10 +50,11 @@ describe('write: one primary e-mail per user', () => {
   });
 
   it('should keep the primary when a non-primary e-mail is created', async () => {
-    const res = await t
-      .http()
-      .post('/api/demo/emails')
-      .send({ email: 'ann.other@example.com', user_id: 1 });
+    const res = await t.request({
+      method: 'post',
+      path: '/api/demo/emails',
+      body: { email: 'ann.other@example.com', user_id: 1 },
+    });
     expectJson(res, 201);
     expect(res.body).toEqual({
       id: 5,
@@ -105,14 +107,15 @@ describe('write: one primary e-mail per user', () => {
   });
 
   it('should leave exactly one primary when a bulk create has two primaries for one user', async () => {
-    const res = await t
-      .http()
-      .post('/api/demo/emails')
-      .send([
+    const res = await t.request({
+      method: 'post',
+      path: '/api/demo/emails',
+      body: [
         { email: 'cleo.a@example.com', user_id: 3, is_primary: true },
         { email: 'cleo.b@example.com', user_id: 3, is_primary: true },
         { email: 'bob.b@example.com', user_id: 2, is_primary: false },
-      ]);
+      ],
+    });
     expectJson(res, 201);
     expect(res.body.message).toBe('Bulk create successful.');
     expect(
@@ -141,14 +144,15 @@ describe('write: one primary e-mail per user', () => {
   });
 
   it('should leave exactly one primary when update_all makes two e-mails of a user primary', async () => {
-    const res = await t
-      .http()
-      .put('/api/demo/emails')
-      .send([
+    const res = await t.request({
+      method: 'put',
+      path: '/api/demo/emails',
+      body: [
         { id: 1, is_primary: true },
         { id: 2, is_primary: true },
         { id: 4, is_primary: true },
-      ]);
+      ],
+    });
     expectJson(res, 200);
     const rows = await t.stored('emails');
     const annPrimaries = rows.filter((r) => r.user_id === 1 && r.is_primary);
@@ -165,10 +169,11 @@ describe('write: one primary e-mail per user', () => {
   it('should keep exactly one primary under 10 concurrent primary creates for one user', async () => {
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        t
-          .http()
-          .post('/api/demo/emails')
-          .send({ email: `race${i}@example.com`, user_id: 1, is_primary: true }),
+        t.request({
+          method: 'post',
+          path: '/api/demo/emails',
+          body: { email: `race${i}@example.com`, user_id: 1, is_primary: true },
+        }),
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(new Array(10).fill(201));
@@ -190,10 +195,11 @@ describe('write: one primary e-mail per user', () => {
     );
     const responses = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        t
-          .http()
-          .patch(`/api/demo/emails/${10 + i}`)
-          .send({ is_primary: true }),
+        t.request({
+          method: 'patch',
+          path: `/api/demo/emails/${10 + i}`,
+          body: { is_primary: true },
+        }),
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(new Array(16).fill(200));

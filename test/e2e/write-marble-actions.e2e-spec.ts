@@ -47,18 +47,20 @@ describe('write: marble actions and concurrency', () => {
       expectJson(number, 200);
       expect(number.body).toEqual({ message: 'Price updated to 4.0.' });
 
-      const wrapped = await t
-        .http()
-        .patch('/api/demo/marbles/8/adjust_price')
-        .send({ marble: { price: '0.5' } });
+      const wrapped = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/8/adjust_price',
+        body: { marble: { price: '0.5' } },
+      });
       expectJson(wrapped, 200);
       expect(wrapped.body).toEqual({ message: 'Price updated to 0.5.' });
 
-      const xml = await t
-        .http()
-        .patch('/api/demo/marbles/8/adjust_price')
-        .set('Content-Type', 'application/xml')
-        .send('<marble><price type="decimal">9999.99</price></marble>');
+      const xml = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/8/adjust_price',
+        type: 'application/xml',
+        body: '<marble><price type="decimal">9999.99</price></marble>',
+      });
       expectJson(xml, 200);
       expect(xml.body).toEqual({ message: 'Price updated to 9999.99.' });
 
@@ -70,17 +72,19 @@ describe('write: marble actions and concurrency', () => {
     });
 
     it('should answer in XML for the .xml suffix and in JSON for .json', async () => {
-      const xml = await t
-        .http()
-        .patch('/api/demo/marbles/7/adjust_price.xml')
-        .send({ price: '12.50' });
+      const xml = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/7/adjust_price.xml',
+        body: { price: '12.50' },
+      });
       expectXml(xml, 200);
       expect(xml.text).toBe(xmlMessage('Price updated to 12.5.'));
 
-      const json = await t
-        .http()
-        .patch('/api/demo/marbles/7/adjust_price.json')
-        .send({ price: '13' });
+      const json = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/7/adjust_price.json',
+        body: { price: '13' },
+      });
       expectJson(json, 200);
       expect(json.body).toEqual({ message: 'Price updated to 13.0.' });
       expect((await t.stored('marbles'))[0].price).toBe('13.0');
@@ -132,10 +136,11 @@ describe('write: marble actions and concurrency', () => {
     it('should answer 404 for a missing marble', async () => {
       const res = await t.http().patch('/api/demo/marbles/99/adjust_price').send({ price: '1.00' });
       expectNotFound(res, 'Marble 99 not found.');
-      const word = await t
-        .http()
-        .patch('/api/demo/marbles/abc/adjust_price')
-        .send({ price: '1.00' });
+      const word = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/abc/adjust_price',
+        body: { price: '1.00' },
+      });
       expectNotFound(word, 'Marble abc not found.');
       expect(await t.stored('marbles')).toEqual([AMBER, COBALT]);
     });
@@ -190,10 +195,11 @@ describe('write: marble actions and concurrency', () => {
     });
 
     it('should answer in XML when XML is negotiated', async () => {
-      const res = await t
-        .http()
-        .patch('/api/demo/marbles/8/toggle_is_discounted')
-        .set('Accept', 'application/xml');
+      const res = await t.request({
+        method: 'patch',
+        path: '/api/demo/marbles/8/toggle_is_discounted',
+        accept: 'application/xml',
+      });
       expectXml(res, 200);
       expect(res.text).toBe(xmlMessage('Is discounted toggled to false.'));
       expect((await t.stored('marbles'))[1].is_discounted).toBe(false);
@@ -241,10 +247,11 @@ describe('write: marble actions and concurrency', () => {
     it('should answer exactly one 201 and nine 400 for 10 concurrent creates of one name', async () => {
       const responses = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          t
-            .http()
-            .post('/api/demo/marbles')
-            .send({ name: 'Contested', radius_mm: i + 1 }),
+          t.request({
+            method: 'post',
+            path: '/api/demo/marbles',
+            body: { name: 'Contested', radius_mm: i + 1 },
+          }),
         ),
       );
       const statuses = responses.map((r) => r.status).sort();
@@ -276,10 +283,7 @@ describe('write: marble actions and concurrency', () => {
     it('should create all of 10 concurrent creates with distinct names', async () => {
       const responses = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          t
-            .http()
-            .post('/api/demo/marbles')
-            .send({ name: `Racer ${i}` }),
+          t.request({ method: 'post', path: '/api/demo/marbles', body: { name: `Racer ${i}` } }),
         ),
       );
       expect(responses.map((r) => r.status)).toEqual(new Array(10).fill(201));

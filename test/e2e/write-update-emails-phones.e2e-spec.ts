@@ -5,7 +5,7 @@
  */
 import { useApp } from './harness';
 import { ANN, BOB, CLEO, TWO_EMAILS, TWO_PHONES, USERS } from './fixtures';
-import { expectInvalid, expectJson, expectNotFound, send } from './http';
+import { expectInvalid, expectJson, expectNotFound } from './http';
 
 const METHODS = ['put', 'patch'] as const;
 
@@ -17,7 +17,7 @@ describe('write: update', () => {
 
     for (const method of METHODS) {
       it(`should change the address and owner via ${method.toUpperCase()}`, async () => {
-        const { res } = await send(t, method, `${PATH}/2`, {
+        const { res } = await t.send(method, `${PATH}/2`, {
           email: 'robert@example.com',
           user_id: '3',
         });
@@ -43,12 +43,12 @@ describe('write: update', () => {
     });
 
     it('should reject a bad address, a taken address and a missing user, changing nothing', async () => {
-      const bad = await send(t, 'patch', `${PATH}/2`, { email: 'bob at example', user_id: 99 });
+      const bad = await t.send('patch', `${PATH}/2`, { email: 'bob at example', user_id: 99 });
       expectInvalid(bad.res, {
         email: ['Must be a valid e-mail address.'],
         user_id: ['No user with id 99.'],
       });
-      const taken = await send(t, 'put', `${PATH}/2`, { email: 'ann@example.com' });
+      const taken = await t.send('put', `${PATH}/2`, { email: 'ann@example.com' });
       expectInvalid(taken.res, { email: ['An email with this email already exists.'] });
       expect(await t.stored('emails')).toEqual([
         { id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 },
@@ -57,7 +57,7 @@ describe('write: update', () => {
     });
 
     it('should ignore user and billing_user sent back', async () => {
-      const { res } = await send(t, 'patch', `${PATH}/2`, {
+      const { res } = await t.send('patch', `${PATH}/2`, {
         id: 1,
         user: CLEO,
         billing_user: ANN,
@@ -74,7 +74,7 @@ describe('write: update', () => {
 
     for (const method of METHODS) {
       it(`should keep an updated number exactly as sent via ${method.toUpperCase()}`, async () => {
-        const { res } = await send(t, method, `${PATH}/1`, { number: ' +1 (555) 999.0000 ' });
+        const { res } = await t.send(method, `${PATH}/1`, { number: ' +1 (555) 999.0000 ' });
         expectJson(res, 200);
         expect(res.body).toEqual({ id: 1, number: ' +1 (555) 999.0000 ', user: ANN });
         expect(await t.stored('phone_numbers')).toEqual([
@@ -85,7 +85,7 @@ describe('write: update', () => {
     }
 
     it('should change the owner alone', async () => {
-      const { res } = await send(t, 'patch', `${PATH}/2`, { phone_number: { user_id: 3 } });
+      const { res } = await t.send('patch', `${PATH}/2`, { phone_number: { user_id: 3 } });
       expectJson(res, 200);
       expect(res.body).toEqual({ id: 2, number: '555-0101', user: CLEO });
       expect((await t.stored('phone_numbers'))[1]).toEqual({
@@ -96,14 +96,14 @@ describe('write: update', () => {
     });
 
     it('should reject a blank or taken number and a null owner, changing nothing', async () => {
-      const blank = await send(t, 'put', `${PATH}/1`, { number: '  ', user_id: null });
+      const blank = await t.send('put', `${PATH}/1`, { number: '  ', user_id: null });
       expectInvalid(blank.res, {
         number: ['May not be blank.'],
         user_id: ['This field may not be null.'],
       });
-      const taken = await send(t, 'patch', `${PATH}/1`, { number: '555-0101' });
+      const taken = await t.send('patch', `${PATH}/1`, { number: '555-0101' });
       expectInvalid(taken.res, { number: ['A phone number with this number already exists.'] });
-      const missing = await send(t, 'patch', `${PATH}/7`, { number: '1' });
+      const missing = await t.send('patch', `${PATH}/7`, { number: '1' });
       expectNotFound(missing.res, 'Phone number 7 not found.');
       expect(await t.stored('phone_numbers')).toEqual([
         { id: 1, number: '555-0100', user_id: 1 },

@@ -13,7 +13,6 @@ import {
   expectJson,
   expectStampedWithin,
   expectXml,
-  send,
 } from './http';
 
 const METHODS = ['put', 'patch'] as const;
@@ -48,7 +47,7 @@ describe('write: update', () => {
 
     for (const method of METHODS) {
       it(`should change only the fields sent via ${method.toUpperCase()}`, async () => {
-        const { res, before, after } = await send(t, method, `${PATH}/1`, {
+        const { res, before, after } = await t.send(method, `${PATH}/1`, {
           price: '5',
           radius_mm: '13',
         });
@@ -112,7 +111,7 @@ describe('write: update', () => {
 
     it('should accept a record read with GET and sent back, ignoring its read-only fields', async () => {
       const read = (await t.http().get(`${PATH}/1`)).body;
-      const { res, before, after } = await send(t, 'put', `${PATH}/1`, {
+      const { res, before, after } = await t.send('put', `${PATH}/1`, {
         ...read,
         id: 2,
         name: 'Amber Prime',
@@ -135,7 +134,7 @@ describe('write: update', () => {
     });
 
     it('should clear the nullable price and owner with null', async () => {
-      const { res } = await send(t, 'patch', `${PATH}/1`, { price: null, user_id: null });
+      const { res } = await t.send('patch', `${PATH}/1`, { price: null, user_id: null });
       expectJson(res, 200);
       const { user: _omitted, ...withoutUser } = AMBER_JSON;
       expect(res.body).toEqual({ ...withoutUser, price: null, updated_at: expect.any(String) });
@@ -146,19 +145,18 @@ describe('write: update', () => {
     });
 
     it('should accept a wrapped JSON body and an XML body', async () => {
-      const wrapped = await send(t, 'patch', `${PATH}/2`, {
+      const wrapped = await t.send('patch', `${PATH}/2`, {
         marble: { is_discounted: 'false', user_id: 3 },
       });
       expectJson(wrapped.res, 200);
       expect(wrapped.res.body).toMatchObject({ id: 2, is_discounted: false, user: CLEO });
 
-      const xml = await t
-        .http()
-        .put(`${PATH}/2`)
-        .set('Content-Type', 'application/xml')
-        .send(
-          '<marble><price type="decimal">3.30</price><description>Blue &amp; deep</description></marble>',
-        );
+      const xml = await t.request({
+        method: 'put',
+        path: `${PATH}/2`,
+        type: 'application/xml',
+        body: '<marble><price type="decimal">3.30</price><description>Blue &amp; deep</description></marble>',
+      });
       expectJson(xml, 200);
       expect(xml.body).toEqual({
         id: 2,
@@ -195,7 +193,7 @@ describe('write: update', () => {
     });
 
     it('should reject every invalid field at once and change nothing', async () => {
-      const { res } = await send(t, 'patch', `${PATH}/1`, {
+      const { res } = await t.send('patch', `${PATH}/1`, {
         name: 'Cobalt',
         radius_mm: 0,
         price: '10000',
@@ -213,7 +211,7 @@ describe('write: update', () => {
     });
 
     it('should refuse null for a field that is not nullable', async () => {
-      const { res } = await send(t, 'put', `${PATH}/1`, { name: null, is_discounted: null });
+      const { res } = await t.send('put', `${PATH}/1`, { name: null, is_discounted: null });
       expectInvalid(res, {
         name: ['This field may not be null.'],
         is_discounted: ['This field may not be null.'],
@@ -222,7 +220,7 @@ describe('write: update', () => {
     });
 
     it('should let a marble keep its own name', async () => {
-      const { res } = await send(t, 'put', `${PATH}/1`, { name: 'Amber', radius_mm: 14 });
+      const { res } = await t.send('put', `${PATH}/1`, { name: 'Amber', radius_mm: 14 });
       expectJson(res, 200);
       expect(res.body).toEqual({ ...AMBER_JSON, radius_mm: 14, updated_at: expect.any(String) });
       expect((await t.stored('marbles'))[0]).toEqual({
@@ -233,10 +231,7 @@ describe('write: update', () => {
     });
 
     it('should refuse a body that is not an object', async () => {
-      const res = await t
-        .http()
-        .patch(`${PATH}/1`)
-        .send([{ name: 'x' }]);
+      const res = await t.request({ method: 'patch', path: `${PATH}/1`, body: [{ name: 'x' }] });
       expectError(res, 400, { message: 'Request body must be a marble object.' });
       expect(await t.stored('marbles')).toEqual([AMBER, COBALT]);
     });

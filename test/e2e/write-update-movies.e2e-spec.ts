@@ -20,7 +20,7 @@ import {
   dbTime,
   movieRow,
 } from './fixtures';
-import { expectInvalid, expectJson, expectNotFound, expectStampedWithin, send } from './http';
+import { expectInvalid, expectJson, expectNotFound, expectStampedWithin } from './http';
 
 const METHODS = ['put', 'patch'] as const;
 const VOYAGE = movieRow(1, 'Voyage', { main_genre_id: 1 });
@@ -44,7 +44,7 @@ describe('write: update', () => {
 
     for (const method of METHODS) {
       it(`should replace genres and users with genre_ids and user_ids via ${method.toUpperCase()}`, async () => {
-        const { res, before, after } = await send(t, method, `${PATH}/1`, {
+        const { res, before, after } = await t.send(method, `${PATH}/1`, {
           genre_ids: [3],
           user_ids: [2, 3],
         });
@@ -81,7 +81,7 @@ describe('write: update', () => {
     }
 
     it('should keep the relations when genre_ids and user_ids are not sent', async () => {
-      const { res } = await send(t, 'patch', `${PATH}/1`, { name: 'Voyage Home', price: '15.25' });
+      const { res } = await t.send('patch', `${PATH}/1`, { name: 'Voyage Home', price: '15.25' });
       expectJson(res, 200);
       expect(res.body).toEqual({
         id: 1,
@@ -101,7 +101,7 @@ describe('write: update', () => {
     });
 
     it('should clear the relations with empty lists and the main genre with null', async () => {
-      const { res } = await send(t, 'put', `${PATH}/1`, {
+      const { res } = await t.send('put', `${PATH}/1`, {
         genre_ids: [],
         user_ids: [],
         main_genre_id: null,
@@ -126,7 +126,7 @@ describe('write: update', () => {
     });
 
     it('should reject missing genres and users and a bad price, changing nothing', async () => {
-      const { res } = await send(t, 'patch', `${PATH}/1`, {
+      const { res } = await t.send('patch', `${PATH}/1`, {
         genre_ids: [1, 99],
         user_ids: [98],
         main_genre_id: 97,
@@ -149,16 +149,16 @@ describe('write: update', () => {
     });
 
     it('should answer 404 for a missing movie and a malformed id', async () => {
-      const missing = await send(t, 'put', `${PATH}/42`, { name: 'Ghost' });
+      const missing = await t.send('put', `${PATH}/42`, { name: 'Ghost' });
       expectNotFound(missing.res, 'Movie 42 not found.');
-      const word = await send(t, 'patch', `${PATH}/abc`, { name: 'Ghost' });
+      const word = await t.send('patch', `${PATH}/abc`, { name: 'Ghost' });
       expectNotFound(word.res, 'Movie abc not found.');
       expect(await t.stored('movies')).toEqual([VOYAGE, movieRow(2, 'Harbor')]);
     });
 
     it('should keep created_at and move updated_at', async () => {
-      const first = await send(t, 'patch', `${PATH}/2`, { price: '1' });
-      const second = await send(t, 'patch', `${PATH}/2`, { price: '2' });
+      const first = await t.send('patch', `${PATH}/2`, { price: '1' });
+      const second = await t.send('patch', `${PATH}/2`, { price: '2' });
       expect([first.res.status, second.res.status]).toEqual([200, 200]);
       expect(first.res.body.created_at).toBe(T1_ISO);
       expect(second.res.body.created_at).toBe(T1_ISO);

@@ -79,10 +79,11 @@ describe('database availability (MySQL)', () => {
     expect(xml.text).toBe(
       '<?xml version="1.0" encoding="UTF-8"?>\n<hash><message>The database is unavailable; try again shortly.</message></hash>\n',
     );
-    const write = await t
-      .http()
-      .post('/api/demo/phone_numbers')
-      .send({ number: '555-0101', user_id: 1 });
+    const write = await t.request({
+      method: 'post',
+      path: '/api/demo/phone_numbers',
+      body: { number: '555-0101', user_id: 1 },
+    });
     expect(write.status).toBe(503);
 
     await proxy.start();
