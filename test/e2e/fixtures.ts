@@ -12,6 +12,22 @@ export const ACTION = { id: 1, name: 'Action' };
 export const DRAMA = { id: 2, name: 'Drama' };
 export const COMEDY = { id: 3, name: 'Comedy' };
 
+/** The index path of each collection. */
+export const COLLECTION_PATHS = [
+  '/api/demo/emails',
+  '/api/demo/phone_numbers',
+  '/api/demo/marbles',
+  '/api/plain/movies',
+];
+
+/** The path of record 1 of each collection. */
+export const RECORD_PATHS = [
+  '/api/demo/marbles/1',
+  '/api/demo/emails/1',
+  '/api/demo/phone_numbers/1',
+  '/api/plain/movies/1',
+];
+
 /** Users with these logins, ids 1, 2, …, and no billing addresses yet. */
 export function userRows(...logins: string[]): Row[] {
   return logins.map((login, i) => ({ id: i + 1, login, email_id: null }));
@@ -106,6 +122,11 @@ export function onePageXml(records: string[]): string {
     '<page-size type="integer">30</page-size><total-pages type="integer">1</total-pages>' +
     `<results type="array">${records.map((r) => `<result>${r}</result>`).join('')}</results></hash>`
   );
+}
+
+/** Rows of a join table of movies: `movieLinks('genre_id', [1, 2])` links movie 1 to genre 2. */
+export function movieLinks(column: 'genre_id' | 'user_id', ...pairs: [number, number][]): Row[] {
+  return pairs.map(([movie_id, id]) => ({ movie_id, [column]: id }));
 }
 
 /** Two e-mails: ann's primary (1) and bob's other (2). */

@@ -83,9 +83,14 @@ export function expectNotFound(res: Response, message: string): void {
   expectError(res, 404, { message });
 }
 
-/** A create or update refused as invalid: 400, the contract's message, the errors by field. */
+/** The body of a create or update refused as invalid: the contract's message, the errors by field. */
+export function invalid(errors: unknown) {
+  return { message: VALIDATION_FAILED, errors };
+}
+
+/** A create or update refused as invalid: 400 and `invalid(errors)`. */
 export function expectInvalid(res: Response, errors: unknown): void {
-  expectError(res, 400, { message: VALIDATION_FAILED, errors });
+  expectError(res, 400, invalid(errors));
 }
 
 /** A bulk write refused as invalid: 422, the contract's message, errors aligned to the items. */

@@ -4,7 +4,7 @@
  */
 import type { Response } from 'supertest';
 import { useApp } from './harness';
-import { marbleRow, movieRow, userRows } from './fixtures';
+import { ONE_OF_EACH, RECORD_PATHS } from './fixtures';
 import {
   ANY_XML_MESSAGE,
   JSON_TYPE,
@@ -22,29 +22,16 @@ function expectAllowWithout(res: Response, method: string): void {
   expect(allow).not.toContain(method);
 }
 
+/** Routes that only read, one of each kind. */
+const READ_ROUTES = [
+  '/api/plain/movies',
+  '/api/plain/movies/1',
+  '/api/demo/emails',
+  '/api/demo/emails/ping',
+];
+
 describe('read side: errors', () => {
-  const t = useApp({
-    seed: {
-      users: userRows('ann'),
-      emails: [{ id: 1, email: 'ann@example.com', is_primary: false, user_id: 1 }],
-      phone_numbers: [{ id: 1, number: '555 0100', user_id: 1 }],
-      marbles: [
-        marbleRow(1, 'Amber Swirl', {
-          radius_mm: 12,
-          price: '9.20',
-          created_at: '2024-05-01 12:00:00.000',
-          updated_at: '2024-05-01 12:00:00.000',
-        }),
-      ],
-      movies: [
-        movieRow(1, 'Midnight Harbor', {
-          price: null,
-          created_at: '2024-03-01 10:00:00.000',
-          updated_at: '2024-03-01 10:00:00.000',
-        }),
-      ],
-    },
-  });
+  const t = useApp({ seed: ONE_OF_EACH });
 
   describe('missing records', () => {
     it.each([
@@ -74,12 +61,7 @@ describe('read side: errors', () => {
     });
 
     it('should still find the records that exist', async () => {
-      for (const path of [
-        '/api/demo/marbles/1',
-        '/api/demo/emails/1',
-        '/api/demo/phone_numbers/1',
-        '/api/plain/movies/1',
-      ]) {
+      for (const path of RECORD_PATHS) {
         const res = await t.http().get(path);
         expectNegotiatedJson(res);
         expect(res.body.id).toBe(1);
@@ -153,12 +135,7 @@ describe('read side: errors', () => {
 
   describe('methods not served', () => {
     it('should serve HEAD on the read routes, as Allow announces', async () => {
-      for (const path of [
-        '/api/plain/movies',
-        '/api/plain/movies/1',
-        '/api/demo/emails',
-        '/api/demo/emails/ping',
-      ]) {
+      for (const path of READ_ROUTES) {
         const res = await t.http().head(path);
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toBe(JSON_TYPE);

@@ -4,7 +4,7 @@
  * search and contains; exact equality). The marbles are in read-filtering-marbles.
  */
 import { useApp } from './harness';
-import { ANN, BOB, onePage, setBillingEmail, userRows } from './fixtures';
+import { ANN, BOB, onePage, setBillingEmail, userRows, movieLinks } from './fixtures';
 import { expectIds, expectNegotiatedJson } from './http';
 
 const EMAILS = [
@@ -73,6 +73,14 @@ const MOVIES = [
   },
 ];
 
+/** Filters with a value of the wrong type, and the parameter the error names. */
+const WRONG_TYPES = [
+  ['is_primary=maybe', 'is_primary'],
+  ['user_id=abc', 'user_id'],
+  ['id__in=1,x', 'id__in'],
+  ['user.id=one', 'user.id'],
+];
+
 describe('read side: filters, ordering and search', () => {
   const t = useApp({
     seed: async () => {
@@ -82,11 +90,8 @@ describe('read side: filters, ordering and search', () => {
         phone_numbers: PHONES,
         genres: GENRES,
         movies: MOVIES,
-        genres_movies: [{ movie_id: 1, genre_id: 2 }],
-        movies_users: [
-          { movie_id: 1, user_id: 2 },
-          { movie_id: 4, user_id: 1 },
-        ],
+        genres_movies: movieLinks('genre_id', [1, 2]),
+        movies_users: movieLinks('user_id', [1, 2], [4, 1]),
       });
       await setBillingEmail(t, 1, 1);
       await setBillingEmail(t, 3, 4);
@@ -182,12 +187,7 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should answer 400 naming the parameter for a value of the wrong type', async () => {
-      for (const [query, param] of [
-        ['is_primary=maybe', 'is_primary'],
-        ['user_id=abc', 'user_id'],
-        ['id__in=1,x', 'id__in'],
-        ['user.id=one', 'user.id'],
-      ]) {
+      for (const [query, param] of WRONG_TYPES) {
         const res = await t.http().get(`/api/demo/emails?${query}`);
         expectNegotiatedJson(res, 400);
         expect(res.body).toStrictEqual({

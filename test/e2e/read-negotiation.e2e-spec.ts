@@ -3,7 +3,14 @@
  * with q-values; JSON by default; 406 for an explicit unsupported format; headers.
  */
 import { useApp } from './harness';
-import { marbleRow, movieRow, onePageXml, userRows } from './fixtures';
+import {
+  COLLECTION_PATHS,
+  marbleRow,
+  movieRow,
+  onePageXml,
+  userRows,
+  movieLinks,
+} from './fixtures';
 import {
   JSON_TYPE,
   XML_TYPE,
@@ -41,6 +48,14 @@ const GET_ROUTES = [
   '/api/plain/movies/1',
 ];
 
+/** Routes answered with an error: 404, 406, 404 and 400. */
+const ERROR_ROUTES = [
+  '/api/demo/marbles/99',
+  '/api/demo/marbles.csv',
+  '/api/demo/nothing',
+  '/api/demo/marbles?radius_mm=abc',
+];
+
 describe('read side: format negotiation', () => {
   const t = useApp({
     seed: {
@@ -65,8 +80,8 @@ describe('read side: format negotiation', () => {
           updated_at: '2024-03-01 10:00:00.000',
         }),
       ],
-      genres_movies: [{ movie_id: 1, genre_id: 1 }],
-      movies_users: [{ movie_id: 1, user_id: 1 }],
+      genres_movies: movieLinks('genre_id', [1, 1]),
+      movies_users: movieLinks('user_id', [1, 1]),
     },
   });
 
@@ -123,12 +138,7 @@ describe('read side: format negotiation', () => {
 
   describe('trailing slash', () => {
     it('should serve the index of each collection with a trailing slash', async () => {
-      for (const route of [
-        '/api/demo/emails',
-        '/api/demo/phone_numbers',
-        '/api/demo/marbles',
-        '/api/plain/movies',
-      ]) {
+      for (const route of COLLECTION_PATHS) {
         const plain = await t.http().get(route);
         const slashed = await t.http().get(`${route}/`);
         expectNegotiatedJson(slashed);
@@ -255,12 +265,7 @@ describe('read side: format negotiation', () => {
     });
 
     it('should send Vary: Accept on error responses', async () => {
-      for (const route of [
-        '/api/demo/marbles/99',
-        '/api/demo/marbles.csv',
-        '/api/demo/nothing',
-        '/api/demo/marbles?radius_mm=abc',
-      ]) {
+      for (const route of ERROR_ROUTES) {
         const res = await t.http().get(route);
         expect(res.status).toBeGreaterThanOrEqual(400);
         expectVaryAccept(res);

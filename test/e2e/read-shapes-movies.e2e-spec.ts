@@ -3,7 +3,7 @@
  * empty genres, real genres on a single movie, users ordered by id, an omitted main_genre.
  */
 import { useApp } from './harness';
-import { ANN, BOB, CLEO, userRows } from './fixtures';
+import { ANN, BOB, CLEO, userRows, movieLinks } from './fixtures';
 import { expectExactJson, expectNegotiatedXml, xmlDocument } from './http';
 
 const ACTION = { id: 1, name: 'Action' };
@@ -87,16 +87,8 @@ describe('read side: record shapes', () => {
         },
       ],
       // Inserted out of id order: the API lists genres and users by id.
-      genres_movies: [
-        { movie_id: 1, genre_id: 2 },
-        { movie_id: 1, genre_id: 1 },
-        { movie_id: 3, genre_id: 3 },
-      ],
-      movies_users: [
-        { movie_id: 1, user_id: 3 },
-        { movie_id: 1, user_id: 1 },
-        { movie_id: 3, user_id: 2 },
-      ],
+      genres_movies: movieLinks('genre_id', [1, 2], [1, 1], [3, 3]),
+      movies_users: movieLinks('user_id', [1, 3], [1, 1], [3, 2]),
     },
   });
 

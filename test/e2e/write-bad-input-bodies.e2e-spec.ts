@@ -21,6 +21,14 @@ const TOO_LARGE = 'Request body is larger than 1048576 bytes.';
 
 const AMBER = marbleRow(1, 'Amber');
 
+/** Content types the service does not read. */
+const UNSUPPORTED_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+];
+
 describe('write: bad inputs', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
 
@@ -171,12 +179,7 @@ describe('write: bad inputs', () => {
 
   describe('content type and size', () => {
     it('should answer 415 to a body of an unsupported content type', async () => {
-      for (const type of [
-        'text/plain',
-        'application/x-www-form-urlencoded',
-        'multipart/form-data; boundary=x',
-        'application/octet-stream',
-      ]) {
+      for (const type of UNSUPPORTED_TYPES) {
         const res = await t.request({
           method: 'post',
           path: '/api/demo/marbles',

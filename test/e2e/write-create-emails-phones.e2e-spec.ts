@@ -5,11 +5,11 @@
  * checked against the stored rows.
  */
 import { useApp } from './harness';
-import { ANN, BOB, CLEO, GENRES, USERS } from './fixtures';
+import { ANN, BOB, CLEO, USERS } from './fixtures';
 import { expectInvalid, expectJson, expectLocation } from './http';
 
 describe('write: create', () => {
-  const t = useApp({ seedEach: { users: USERS, genres: GENRES } });
+  const t = useApp({ seedEach: { users: USERS } });
 
   describe('emails', () => {
     const PATH = '/api/demo/emails';

@@ -5,20 +5,11 @@
  * are in write-create-marble-rules.
  */
 import { useApp } from './harness';
-import {
-  ANN,
-  BOB,
-  GENRES,
-  MARBLE_FIELDS,
-  USERS,
-  createdMarble,
-  marbleRow,
-  storedMarble,
-} from './fixtures';
+import { ANN, BOB, MARBLE_FIELDS, USERS, createdMarble, marbleRow, storedMarble } from './fixtures';
 import { expectJson, expectLocation, expectStampedWithin, expectXml, xmlDocument } from './http';
 
 describe('write: create', () => {
-  const t = useApp({ seedEach: { users: USERS, genres: GENRES } });
+  const t = useApp({ seedEach: { users: USERS } });
 
   describe('marbles', () => {
     const PATH = '/api/demo/marbles';

@@ -15,6 +15,7 @@ import {
   marbleRow,
   movieRow,
   setBillingEmail,
+  movieLinks,
 } from './fixtures';
 import { expectError, expectJson, expectNotFound, expectXml } from './http';
 
@@ -48,15 +49,15 @@ const MARBLE_2 = {
   description: '',
   picture: null,
 };
-const EMAIL_ROWS = [
-  { id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 },
-  { id: 2, email: 'ann.work@example.com', is_primary: false, user_id: 1 },
-  { id: 3, email: 'bob@example.com', is_primary: true, user_id: 2 },
-];
 const PHONE_ROWS = [
   { id: 1, number: '555-0100', user_id: 1 },
   { id: 2, number: '(555) 0101', user_id: 2 },
   { id: 3, number: '555.0102', user_id: 2 },
+];
+const EMAIL_ROWS = [
+  { id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 },
+  { id: 2, email: 'ann.work@example.com', is_primary: false, user_id: 1 },
+  { id: 3, email: 'bob@example.com', is_primary: true, user_id: 2 },
 ];
 
 describe('write: destroy', () => {
@@ -68,15 +69,8 @@ describe('write: destroy', () => {
       emails: EMAIL_ROWS,
       phone_numbers: PHONE_ROWS,
       movies: [movieRow(1, 'Voyage', { main_genre_id: 1 }), movieRow(2, 'Harbor')],
-      genres_movies: [
-        { movie_id: 1, genre_id: 1 },
-        { movie_id: 1, genre_id: 2 },
-        { movie_id: 2, genre_id: 3 },
-      ],
-      movies_users: [
-        { movie_id: 1, user_id: 1 },
-        { movie_id: 2, user_id: 2 },
-      ],
+      genres_movies: movieLinks('genre_id', [1, 1], [1, 2], [2, 3]),
+      movies_users: movieLinks('user_id', [1, 1], [2, 2]),
     },
   });
 

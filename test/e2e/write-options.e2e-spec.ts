@@ -4,7 +4,7 @@
  * rules. And 405 with `Allow` for methods a path does not serve (CONTRACT §1, §5).
  */
 import { useApp } from './harness';
-import { movieRow } from './fixtures';
+import { RECORD_PATHS, movieRow } from './fixtures';
 import { JSON_TYPE, expectError, expectJson, expectXml } from './http';
 
 type Doc = {
@@ -206,12 +206,7 @@ describe('write: OPTIONS and 405', () => {
     });
 
     it('should answer POST on a record with 405 and the methods the record serves', async () => {
-      for (const path of [
-        '/api/demo/marbles/1',
-        '/api/demo/emails/1',
-        '/api/demo/phone_numbers/1',
-        '/api/plain/movies/1',
-      ]) {
+      for (const path of RECORD_PATHS) {
         const res = await t.http().post(path).send({ name: 'x' });
         expect({
           path,

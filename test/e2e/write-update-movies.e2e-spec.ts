@@ -19,6 +19,7 @@ import {
   USERS,
   dbTime,
   movieRow,
+  movieLinks,
 } from './fixtures';
 import { expectInvalid, expectJson, expectNotFound, expectStampedWithin } from './http';
 
@@ -31,11 +32,8 @@ describe('write: update', () => {
       users: USERS,
       genres: GENRES,
       movies: [VOYAGE, movieRow(2, 'Harbor')],
-      genres_movies: [
-        { movie_id: 1, genre_id: 1 },
-        { movie_id: 1, genre_id: 2 },
-      ],
-      movies_users: [{ movie_id: 1, user_id: 1 }],
+      genres_movies: movieLinks('genre_id', [1, 1], [1, 2]),
+      movies_users: movieLinks('user_id', [1, 1]),
     },
   });
 
