@@ -193,15 +193,10 @@ const COLLECTIONS = {
     table: 'marbles',
     columns: MARBLE_COLUMNS,
     joins: MARBLE_JOINS,
-    orderable: [
-      'id',
-      'name',
-      'radius_mm',
-      'price',
-      'is_discounted',
-      'created_at',
-      'updated_at',
-    ].concat(['user_id', 'description', 'picture']),
+    orderable:
+      'id name radius_mm price is_discounted created_at updated_at user_id description picture'.split(
+        ' ',
+      ),
     related: ['user.id', 'user.login'],
     searchable: ['name', 'description'],
     json: marbleJson,

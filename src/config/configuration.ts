@@ -152,7 +152,7 @@ export function loadConfig(
 }
 
 /** The variables `Environment` declares; an empty value counts as unset. */
-const NAMES = [
+export const ENVIRONMENT_VARIABLES = [
   'PORT',
   'DATABASE_URL',
   'DEMO_DATA',
@@ -168,7 +168,7 @@ const NAMES = [
 
 function pick(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of NAMES) if (env[name]) out[name] = env[name]!;
+  for (const name of ENVIRONMENT_VARIABLES) if (env[name]) out[name] = env[name]!;
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { ConfigurableModuleBuilder, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { sqlDatabaseProvider } from '../sql/database';
 import { SqlDatabase } from '../sql/port';
@@ -11,23 +11,22 @@ export interface RestOptions {
   statementTimeoutMs: number;
 }
 
+const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
+  new ConfigurableModuleBuilder<RestOptions>().setClassMethodName('forRoot').build();
+
 /**
- * The REST layer for the application: the database port over TypeORM's DataSource, the OpenAPI
- * document, and the global interceptor (envelope, JSON/XML) and exception filter.
+ * The REST layer for the application (`RestModule.forRoot(options)`): the database port over
+ * TypeORM's DataSource, the OpenAPI document, and the global interceptor (envelope, JSON/XML)
+ * and exception filter.
  */
 @Global()
-@Module({})
-export class RestModule {
-  static forRoot(options: RestOptions): DynamicModule {
-    return {
-      module: RestModule,
-      providers: [
-        sqlDatabaseProvider(options.statementTimeoutMs),
-        ApiDocs,
-        { provide: APP_INTERCEPTOR, useClass: RenderInterceptor },
-        { provide: APP_FILTER, useClass: ApiExceptionFilter },
-      ],
-      exports: [SqlDatabase, ApiDocs],
-    };
-  }
-}
+@Module({
+  providers: [
+    sqlDatabaseProvider(MODULE_OPTIONS_TOKEN),
+    ApiDocs,
+    { provide: APP_INTERCEPTOR, useClass: RenderInterceptor },
+    { provide: APP_FILTER, useClass: ApiExceptionFilter },
+  ],
+  exports: [SqlDatabase, ApiDocs],
+})
+export class RestModule extends ConfigurableModuleClass {}

@@ -128,12 +128,14 @@ function transactionOf(manager: EntityManager): Tx {
 
 /**
  * The Nest provider of the port (a plain provider object, so this layer needs no Nest import):
- * the DataSource that TypeOrmModule opened, behind SqlDatabase.
+ * the DataSource that TypeOrmModule opened, behind SqlDatabase, with the options found under
+ * `optionsToken`.
  */
-export function sqlDatabaseProvider(statementTimeoutMs: number) {
+export function sqlDatabaseProvider(optionsToken: string | symbol) {
   return {
     provide: SqlDatabase,
-    useFactory: (dataSource: DataSource) => TypeOrmDatabase.open(dataSource, statementTimeoutMs),
-    inject: [DataSource],
+    useFactory: (dataSource: DataSource, options: { statementTimeoutMs: number }) =>
+      TypeOrmDatabase.open(dataSource, options.statementTimeoutMs),
+    inject: [DataSource, optionsToken],
   };
 }

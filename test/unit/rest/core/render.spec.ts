@@ -1,15 +1,4 @@
-import {
-  boolean,
-  collection,
-  decimal,
-  foreignKey,
-  genreSummary,
-  integer,
-  reference,
-  string,
-  timestamp,
-  userSummary,
-} from '../../../../src/rest/core/fields';
+import * as field from '../../../../src/rest/core/fields';
 import { Page } from '../../../../src/rest/core/paginator';
 import { Message, RequestUrl, encodeError, renderBody } from '../../../../src/rest/core/render';
 import { defineResource } from '../../../../src/rest/core/resource';
@@ -21,24 +10,24 @@ const GADGETS = defineResource({
   label: 'Gadget',
   table: 'gadgets',
   fields: [
-    integer('id'),
-    string('name', { searchable: true }),
-    decimal('price', { scale: 2 }),
-    boolean('is_active'),
-    timestamp('created_at'),
-    foreignKey('user_id', 'users'),
-    reference('user', {
+    field.integer('id'),
+    field.string('name', { searchable: true }),
+    field.decimal('price', { scale: 2 }),
+    field.boolean('is_active'),
+    field.timestamp('created_at'),
+    field.foreignKey('user_id', 'users'),
+    field.reference('user', {
       table: 'users',
       targetColumn: 'id',
       rootColumn: 'user_id',
-      fields: userSummary(),
+      fields: field.userSummary(),
     }),
-    collection('genres', {
+    field.collection('genres', {
       through: 'gadget_genres',
       ownerColumn: 'gadget_id',
       targetColumn: 'genre_id',
       table: 'genres',
-      fields: genreSummary(),
+      fields: field.genreSummary(),
       inIndex: true,
     }),
   ],

@@ -1,13 +1,4 @@
-import {
-  boolean,
-  collection,
-  decimal,
-  foreignKey,
-  integer,
-  owner,
-  string,
-  timestamp,
-} from '../../../../src/rest/core/fields';
+import * as field from '../../../../src/rest/core/fields';
 import { Filter, ListQuery, Ordering } from '../../../../src/rest/core/list-query';
 import { ResourceDefinition, defineResource } from '../../../../src/rest/core/resource';
 import { Dialect, Row, SqlDatabase, Tx } from '../../../../src/rest/sql/port';
@@ -22,21 +13,21 @@ function widgets(tagsInIndex = true): ResourceDefinition {
     label: 'Widget',
     table: 'widgets',
     fields: [
-      integer('id'),
-      string('name', { searchable: true }),
-      integer('size'),
-      decimal('price', { scale: 2 }),
-      boolean('active'),
-      timestamp('created_at'),
-      foreignKey('user_id', 'users'),
-      owner(),
-      string('note', { column: 'remark', searchable: true }),
-      collection('tags', {
+      field.integer('id'),
+      field.string('name', { searchable: true }),
+      field.integer('size'),
+      field.decimal('price', { scale: 2 }),
+      field.boolean('active'),
+      field.timestamp('created_at'),
+      field.foreignKey('user_id', 'users'),
+      field.owner(),
+      field.string('note', { column: 'remark', searchable: true }),
+      field.collection('tags', {
         through: 'tags_widgets',
         ownerColumn: 'widget_id',
         targetColumn: 'tag_id',
         table: 'tags',
-        fields: [integer('id'), string('label')],
+        fields: [field.integer('id'), field.string('label')],
         inIndex: tagsInIndex,
       }),
     ],
