@@ -8,16 +8,20 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 
 const loggers = new WeakMap<AppConfig, Logger>();
 
-/** The process's pino logger: JSON lines on stdout, or pretty lines (LOG_FORMAT=pretty). */
+/**
+ * The process's pino logger: JSON lines on stdout, written asynchronously, or pretty lines
+ * (LOG_FORMAT=pretty).
+ */
 export function rootLogger(config: AppConfig): Logger {
   let logger = loggers.get(config);
   if (!logger) {
-    logger = pino({
-      level: config.logLevel,
-      transport: config.prettyLogs
-        ? { target: 'pino-pretty', options: { singleLine: true } }
-        : undefined,
-    });
+    logger = config.prettyLogs
+      ? pino({
+          level: config.logLevel,
+          transport: { target: 'pino-pretty', options: { singleLine: true } },
+        })
+      : // Written asynchronously, off the request's path; pino flushes what is left on exit.
+        pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false }));
     loggers.set(config, logger);
   }
   return logger;

@@ -8,6 +8,7 @@ import { AppConfig } from './config/configuration';
 import { accessLog } from './logging';
 import { ApiDocs } from './rest/http/api-docs';
 import { bodyParsers } from './rest/http/body';
+import { weakETag } from './rest/http/etag';
 import { negotiateFormat } from './rest/http/format';
 import { requireWriteToken } from './rest/http/write-token';
 
@@ -18,6 +19,7 @@ export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLo
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<AppConfig>(APP_CONFIG);
   app.disable('x-powered-by');
+  app.set('etag', weakETag);
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
   app.use(accessLog(config));
@@ -34,7 +36,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     });
   }
   if (config.apiToken) app.use(requireWriteToken(config.apiToken));
-  app.use(...bodyParsers());
+  app.use(bodyParsers());
 
   const document = SwaggerModule.createDocument(
     app,

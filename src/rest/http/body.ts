@@ -16,13 +16,26 @@ export const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json$/;
 const XML_TYPES = new Set(['application/xml', 'text/xml']);
 
+/**
+ * One middleware: reads (GET, HEAD, OPTIONS) pass straight through with no body; other requests
+ * have their bytes read (up to BODY_LIMIT) and decoded, or end with the error in the negotiated
+ * format.
+ */
 export function bodyParsers() {
-  return [raw({ type: () => true, limit: BODY_LIMIT }), decodeBody, bodyErrors];
+  const readBytes = raw({ type: () => true, limit: BODY_LIMIT });
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (isRead(req.method)) {
+      req.body = undefined;
+      return next();
+    }
+    const done = (error?: unknown) => (error ? bodyErrors(error, req, res, next) : next());
+    readBytes(req, res, (error?: unknown) => (error ? done(error) : decodeBody(req, res, done)));
+  };
 }
 
-function decodeBody(req: Request, _res: Response, next: NextFunction) {
+function decodeBody(req: Request, _res: Response, next: (error?: unknown) => void) {
   const bytes = req.body as Buffer | undefined;
-  if (!Buffer.isBuffer(bytes) || bytes.length === 0 || isRead(req.method)) {
+  if (!Buffer.isBuffer(bytes) || bytes.length === 0) {
     req.body = undefined;
     return next();
   }

@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Observable, map } from 'rxjs';
@@ -13,14 +13,14 @@ import { formatOf } from './respond';
 export class RenderInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector) {}
 
+  /** The declaration of each controller class, looked up once. */
+  private readonly resources = new WeakMap<Type, ResourceDefinition | null>();
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
-    const resource = this.reflector.get<ResourceDefinition | undefined>(
-      RESOURCE,
-      context.getClass(),
-    );
+    const resource = this.resourceOf(context.getClass()) ?? undefined;
     return next.handle().pipe(
       map((result: unknown) => {
         if (req.method === 'OPTIONS') res.setHeader('Allow', allowedMethods(req).join(', '));
@@ -33,6 +33,15 @@ export class RenderInterceptor implements NestInterceptor {
         return renderBody(result, format, resource, () => requestUrl(req));
       }),
     );
+  }
+
+  private resourceOf(controller: Type): ResourceDefinition | null {
+    let resource = this.resources.get(controller);
+    if (resource === undefined) {
+      resource = (this.reflector.get(RESOURCE, controller) as ResourceDefinition) ?? null;
+      this.resources.set(controller, resource);
+    }
+    return resource;
   }
 }
 
