@@ -1,9 +1,12 @@
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule, COLLECTION_NAMES } from './app.module';
+import { supervise } from './cluster';
 import { AppConfig, ConfigError, loadConfig } from './config/configuration';
+import { rootLogger } from './logging';
 import { APP_OPTIONS, configureApp } from './setup';
 
 async function bootstrap() {
@@ -17,6 +20,10 @@ async function bootstrap() {
       error instanceof ConfigError ? error.message : `Cannot read .env: ${String(error)}`,
     );
     process.exit(1);
+  }
+  if (config.webConcurrency > 1 && cluster.isPrimary) {
+    supervise(config.webConcurrency, rootLogger(config));
+    return;
   }
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.register(config),
@@ -39,7 +46,11 @@ async function bootstrap() {
  * pool, exit 0; exit 1 if that takes longer than `timeout` seconds.
  */
 function stopGracefully(app: NestExpressApplication, timeout: number, logger: Logger) {
+  let stopping = false;
   const stop = (signal: string) => {
+    // A worker of a cluster started from a terminal gets ^C twice: from it and from the primary.
+    if (stopping) return;
+    stopping = true;
     logger.log(`${signal}: finishing in-flight requests`, 'Shutdown');
     setTimeout(() => {
       logger.error(`still busy after ${timeout} s; exiting`, undefined, 'Shutdown');
@@ -53,8 +64,8 @@ function stopGracefully(app: NestExpressApplication, timeout: number, logger: Lo
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 void bootstrap();

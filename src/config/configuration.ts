@@ -27,6 +27,8 @@ export interface AppConfig {
   shutdownTimeout: number;
   /** Time limit of one read statement on MySQL, in milliseconds; 0 for none. */
   queryTimeoutMs: number;
+  /** Worker processes sharing the port (node:cluster); 1 serves from the one process. */
+  webConcurrency: number;
   /** Express `trust proxy` setting, for scheme and client address behind a load balancer. */
   trustProxy: boolean;
   /** Whether index pages carry `count` and `total_pages` (a COUNT per request). */
@@ -76,6 +78,10 @@ class Environment {
   @IsOptional()
   @Matches(/^\d{1,7}$/, { message: 'must be a number of milliseconds (0 for no limit)' })
   QUERY_TIMEOUT_MS?: string;
+
+  @IsOptional()
+  @Matches(/^([1-9]|[1-5]\d|6[0-4])$/, { message: 'must be a number of processes from 1 to 64' })
+  WEB_CONCURRENCY?: string;
 
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
@@ -145,6 +151,7 @@ export function loadConfig(
     corsOrigins: cors,
     shutdownTimeout: Number(vars.SHUTDOWN_TIMEOUT ?? '10'),
     queryTimeoutMs: Number(vars.QUERY_TIMEOUT_MS ?? '10000'),
+    webConcurrency: Number(vars.WEB_CONCURRENCY ?? '1'),
     trustProxy: flag(vars.TRUST_PROXY ?? 'false'),
     pageTotalCount: flag(vars.PAGE_TOTAL_COUNT ?? 'true'),
     pageTotalCountOf,
@@ -162,6 +169,7 @@ export const ENVIRONMENT_VARIABLES = [
   'CORS_ORIGINS',
   'SHUTDOWN_TIMEOUT',
   'QUERY_TIMEOUT_MS',
+  'WEB_CONCURRENCY',
   'TRUST_PROXY',
   'PAGE_TOTAL_COUNT',
 ] as const satisfies readonly (keyof Environment)[];
