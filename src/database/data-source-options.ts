@@ -32,6 +32,9 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
       type: 'better-sqlite3',
       database: database.path,
       enableWAL: true,
+      // Never wait for a lock synchronously (that would stop the event loop): the transaction
+      // is retried asynchronously instead (rest/sql/database.ts).
+      timeout: 0,
       // SQLite's own LOWER folds ASCII only; case-insensitive search must hold for É as on MySQL.
       prepareDatabase: (db: SqliteDatabase) =>
         db.function('lower', { deterministic: true }, (text: unknown) =>

@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { DataSource, EntityManager } from 'typeorm';
 import { errorCode } from './database-errors';
 import { Dialect, Row, SqlDatabase, Tx } from './port';
@@ -23,14 +24,24 @@ const RETRYABLE = new Set([
 ]);
 const ATTEMPTS = 5;
 
+/** How long a write waits for another process's SQLite write lock before it is a 503. */
+const SQLITE_BUSY_WAIT_MS = 5000;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Prepared statements kept on SQLite's read connection (filters make many shapes of SQL). */
+const STATEMENTS_KEPT = 500;
+
 /**
  * The SQL port over the DataSource TypeORM opened: plain queries for reads, and transactions that
  * are retried on deadlock.
  *
  * SQLite through TypeORM is one connection shared by every request, and TypeORM would nest a
  * second request's transaction inside the first as a savepoint. So on SQLite transactions run one
- * at a time, and a read waits while one is open: no request sees, or joins, another's
- * uncommitted work. MySQL has a pool and real isolation and needs none of this.
+ * at a time on that connection, and reads go to a second, read-only connection to the same file:
+ * in WAL mode it sees the last committed state while a write runs, here or in another process,
+ * instead of waiting for it. (An in-memory database has no second connection: there a read waits
+ * while a transaction is open.) MySQL has a pool and real isolation and needs none of this.
  */
 export class TypeOrmDatabase extends SqlDatabase {
   readonly dialect: Dialect;
@@ -40,6 +51,8 @@ export class TypeOrmDatabase extends SqlDatabase {
   /** Settles when the transactions queued so far are done (SQLite only). */
   private queue: Promise<unknown> = Promise.resolve();
   private open = 0;
+  /** SQLite's read connection, and its statements by SQL text. */
+  private reader?: { db: BetterSqlite3.Database; statements: Map<string, BetterSqlite3.Statement> };
 
   constructor(private readonly dataSource: DataSource) {
     super();
@@ -55,6 +68,7 @@ export class TypeOrmDatabase extends SqlDatabase {
    */
   static async open(dataSource: DataSource, statementTimeoutMs: number): Promise<TypeOrmDatabase> {
     const database = new TypeOrmDatabase(dataSource);
+    if (database.dialect === 'sqlite') database.openReader();
     if (database.dialect === 'mysql' && statementTimeoutMs > 0) {
       const [{ version }] = await dataSource.query('SELECT VERSION() AS version');
       if (String(version).includes('MariaDB')) {
@@ -72,6 +86,35 @@ export class TypeOrmDatabase extends SqlDatabase {
     return this.dataSource.driver.escape(name);
   }
 
+  /** Closes SQLite's read connection with the application (Nest calls this by name). */
+  onApplicationShutdown(): void {
+    this.reader?.db.close();
+    this.reader = undefined;
+  }
+
+  private openReader(): void {
+    const options = this.dataSource.options as {
+      database: string;
+      prepareDatabase?: (db: BetterSqlite3.Database) => void;
+    };
+    if (options.database === ':memory:' || options.database === '') return;
+    const db = new BetterSqlite3(options.database, { readonly: true, fileMustExist: true });
+    options.prepareDatabase?.(db);
+    this.reader = { db, statements: new Map() };
+  }
+
+  /** One read on SQLite's read connection; its prepared statements are kept, up to a bound. */
+  private readSqlite(sql: string, parameters: unknown[]): Row[] {
+    const { statements, db } = this.reader!;
+    let statement = statements.get(sql);
+    if (!statement) {
+      if (statements.size >= STATEMENTS_KEPT) statements.clear();
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement.all(...parameters) as Row[];
+  }
+
   /**
    * On MySQL a read goes straight to the connection pool TypeORM opened: a TypeORM query runner
    * per statement (events, logging hooks, a promise wrapper, a copy of the rows) costs more than
@@ -86,6 +129,8 @@ export class TypeOrmDatabase extends SqlDatabase {
         ),
       );
     }
+    // Only while the DataSource is open: once it is closed, reads fail like writes.
+    if (this.reader && this.dataSource.isInitialized) return this.readSqlite(sql, parameters);
     while (this.open > 0) await this.queue;
     return this.dataSource.query(sql, parameters);
   }
@@ -99,13 +144,21 @@ export class TypeOrmDatabase extends SqlDatabase {
   }
 
   private async attempt<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.dataSource.transaction((manager) => work(transactionOf(manager)));
       } catch (error) {
-        if (attempt >= ATTEMPTS || !RETRYABLE.has(errorCode(error))) throw error;
+        const code = errorCode(error);
+        // SQLite locked by another process: better-sqlite3 would wait for it synchronously,
+        // stopping every request of this process, so it fails at once and is retried here.
+        if (code === 'SQLITE_BUSY' && Date.now() - started < SQLITE_BUSY_WAIT_MS) {
+          await pause(25 + Math.random() * 50);
+          continue;
+        }
+        if (attempt >= ATTEMPTS || !RETRYABLE.has(code)) throw error;
         // A short random pause, so that transactions that collided do not collide again.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+        await pause(Math.random() * 20 * attempt);
       }
     }
   }
