@@ -1,12 +1,22 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
 import { User } from '../users/user.entity';
 
 @Entity('emails')
+@Unique('UQ_3cbf51004f0706ac67ff8c22dbf', ['email'])
+@Index('idx_emails_user_id', ['user_id'])
 export class Email {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Column({ type: 'varchar', length: 255, unique: true })
+  @Column({ type: 'varchar', length: 255 })
   email: string;
 
   /** At most one per user: a unique index on (user, primary) enforces it in the database. */

@@ -1,21 +1,25 @@
 import {
   Column,
   Entity,
+  Index,
   JoinColumn,
   JoinTable,
   ManyToMany,
   ManyToOne,
   PrimaryGeneratedColumn,
+  Unique,
 } from 'typeorm';
 import { Genre } from '../genres/genre.entity';
 import { User } from '../users/user.entity';
 
 @Entity('movies')
+@Unique('UQ_3a794f850bd3e432c46b3faa913', ['name'])
+@Index('idx_movies_main_genre_id', ['main_genre_id'])
 export class Movie {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Column({ type: 'varchar', length: 255, unique: true })
+  @Column({ type: 'varchar', length: 255 })
   name: string;
 
   @Column({ type: 'decimal', precision: 8, scale: 2, nullable: true })
