@@ -5,7 +5,7 @@ import { DatabaseConfig } from '../config/configuration';
 import { Email } from '../emails/email.entity';
 import { Genre } from '../genres/genre.entity';
 import { Marble } from '../marbles/marble.entity';
-import { Movie } from '../movies/movie.entity';
+import { GenreMovie, Movie, MovieUser } from '../movies/movie.entity';
 import { PhoneNumber } from '../phone-numbers/phone-number.entity';
 import { User } from '../users/user.entity';
 import { Init1732000000000 } from './migrations/1732000000000-init';
@@ -15,7 +15,7 @@ interface SqliteDatabase {
   function(name: string, options: { deterministic: boolean }, fn: (text: unknown) => unknown): void;
 }
 
-export const ENTITIES = [User, Genre, Email, Marble, PhoneNumber, Movie];
+export const ENTITIES = [User, Genre, Email, Marble, PhoneNumber, Movie, GenreMovie, MovieUser];
 export const MIGRATIONS = [Init1732000000000];
 
 /** TypeORM options for a configured database. Schema changes are migrations, never `synchronize`. */
