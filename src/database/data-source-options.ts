@@ -8,6 +8,7 @@ import { Marble } from '../marbles/marble.entity';
 import { GenreMovie, Movie, MovieUser } from '../movies/movie.entity';
 import { PhoneNumber } from '../phone-numbers/phone-number.entity';
 import { User } from '../users/user.entity';
+import { entitiesFor } from './entity-dialects';
 import { Init1732000000000 } from './migrations/1732000000000-init';
 
 /** The part of better-sqlite3's Database used here. */
@@ -21,7 +22,8 @@ export const MIGRATIONS = [Init1732000000000];
 /** TypeORM options for a configured database. Schema changes are migrations, never `synchronize`. */
 export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
+    // Shaped for the database: src/database/entity-dialects.ts.
+    entities: entitiesFor(database.type, ENTITIES),
     migrations: MIGRATIONS,
     // Run by openDatabase, under a lock, rather than by TypeORM on connect.
     migrationsRun: false,
