@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { DatabaseConfig } from '../config/configuration';
+import { shapeEntitiesFor } from './entity-dialects';
 import { Init1732000000000 } from './migrations/1732000000000-init';
 
 /** The part of better-sqlite3's Database used here. */
@@ -17,6 +18,8 @@ export const MIGRATIONS = [Init1732000000000];
  * and the demo data need none.
  */
 export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+  // The entities' metadata, given the shape of this database: src/database/entity-dialects.ts.
+  shapeEntitiesFor(database.type);
   const common = {
     entities: [],
     migrations: MIGRATIONS,

@@ -1,15 +1,30 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
 import { User } from '../users/user.entity';
 
+/**
+ * As the migration creates it on MySQL; SQLite has no `primary_user_id` column and puts
+ * `uq_emails_primary_user_id` on `user_id` instead (src/database/entity-dialects.ts).
+ */
 @Entity('emails')
+@Unique('UQ_3cbf51004f0706ac67ff8c22dbf', ['email'])
+@Index('idx_emails_user_id', ['user_id'])
+@Index('uq_emails_primary_user_id', ['primary_user_id'], { unique: true })
 export class Email {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Column({ type: 'varchar', length: 255, unique: true })
+  @Column({ type: 'varchar', length: 255 })
   email: string;
 
-  /** At most one per user: a unique index on (user, primary) enforces it in the database. */
+  /** At most one per user: `uq_emails_primary_user_id` enforces it in the database. */
   @Column({ type: 'boolean', default: false })
   is_primary: boolean;
 
@@ -19,4 +34,18 @@ export class Email {
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'user_id' })
   user?: User;
+
+  /**
+   * The owner of a primary address, NULL for the others: MySQL has no partial index, so the
+   * unique index goes on this stored generated column. The database computes it: never written.
+   */
+  @Column({
+    type: 'int',
+    nullable: true,
+    generatedType: 'STORED',
+    asExpression: 'CASE WHEN `is_primary` = 1 THEN `user_id` END',
+    insert: false,
+    update: false,
+  })
+  primary_user_id?: number | null;
 }

@@ -1,18 +1,28 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
 import { User } from '../users/user.entity';
 
 @Entity('marbles')
+@Unique('UQ_5e66af4260cca76d38c847c3655', ['name'])
+@Index('idx_marbles_user_id', ['user_id'])
 export class Marble {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Column({ type: 'varchar', length: 255, unique: true })
+  @Column({ type: 'varchar', length: 255 })
   name: string;
 
   @Column({ type: 'int', default: 1 })
   radius_mm: number;
 
-  /** Kept as a decimal string end to end (SQLite stores it as text, see the migration). */
+  /** Kept as a decimal string end to end (SQLite stores it as text: entity-dialects.ts). */
   @Column({ type: 'decimal', precision: 6, scale: 2, nullable: true })
   price: string | null;
 

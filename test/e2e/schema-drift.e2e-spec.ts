@@ -1,0 +1,167 @@
+/**
+ * Schema drift: the entities describe the schema the migration creates, on either database
+ * (what differs between the two is in src/database/entity-dialects.ts). Once the app has
+ * migrated its database, TypeORM's schema diff finds nothing to change; and what that diff
+ * does not look at (index conditions, generation expressions, collations) agrees as well.
+ */
+import { DataSource, DataSourceOptions, EntityMetadata, QueryRunner } from 'typeorm';
+import { TestApp, useApp } from './harness';
+
+interface GeneratedColumn {
+  table: string;
+  name: string;
+  expression: string;
+}
+
+function generatedColumns(metadatas: EntityMetadata[]): GeneratedColumn[] {
+  return metadatas.flatMap((m) =>
+    m.columns
+      .filter((c) => c.asExpression)
+      .map((c) => ({ table: m.tableName, name: c.databaseName, expression: c.asExpression! })),
+  );
+}
+
+async function isMariaDb(dataSource: DataSource): Promise<boolean> {
+  const [{ version }] = await dataSource.query('SELECT VERSION() AS version');
+  return String(version).includes('MariaDB');
+}
+
+/**
+ * Runs `compare` on a DataSource that reads the database as TypeORM reads it best. SQLite: the
+ * app's. MySQL: the same options with TypeORM's driver for the server: on MariaDB its `mysql`
+ * driver (the app's) takes the default of every nullable column for the text 'NULL'. TypeORM
+ * reads the expression of a generated column from its `typeorm_metadata` table only, which is
+ * not part of this schema: the record TypeORM would have written is there while it compares.
+ */
+async function comparing<T>(t: TestApp, compare: (dataSource: DataSource) => Promise<T>) {
+  if (t.dialect === 'sqlite') return compare(t.dataSource);
+  const options = {
+    ...t.dataSource.options,
+    type: (await isMariaDb(t.dataSource)) ? 'mariadb' : 'mysql',
+  } as DataSourceOptions;
+  const dataSource = await new DataSource(options).initialize();
+  const runner = dataSource.createQueryRunner();
+  const metadataTable = dataSource.metadataTableName;
+  try {
+    const builder = dataSource.driver.createSchemaBuilder() as unknown as {
+      createTypeormMetadataTable(runner: QueryRunner): Promise<void>;
+    };
+    await builder.createTypeormMetadataTable(runner);
+    const [{ schema }] = await runner.query('SELECT DATABASE() AS `schema`');
+    for (const column of generatedColumns(dataSource.entityMetadatas)) {
+      await runner.manager
+        .createQueryBuilder()
+        .insert()
+        .into(metadataTable)
+        .values({
+          type: 'GENERATED_COLUMN',
+          schema,
+          table: column.table,
+          name: column.name,
+          value: column.expression,
+        })
+        .execute();
+    }
+    return await compare(dataSource);
+  } finally {
+    await runner.dropTable(metadataTable, true);
+    await runner.release();
+    await dataSource.destroy();
+  }
+}
+
+/** A generation expression as MySQL and MariaDB each print it back: lower case, no parentheses. */
+function normalizedExpression(expression: string): string {
+  return expression
+    .toLowerCase()
+    .replace(/[()\s]+/g, ' ')
+    .trim();
+}
+
+describe('schema drift', () => {
+  const t = useApp();
+
+  it('should find nothing to change between the entities and the migrated database', async () => {
+    const queries = await comparing(t, async (dataSource) => {
+      const { upQueries } = await dataSource.driver.createSchemaBuilder().log();
+      return upQueries.map((q) => q.query);
+    });
+    expect(queries).toEqual([]);
+  }, 30_000);
+
+  it('should have the indexes the entities declare, partial ones with the same condition', async () => {
+    const declared = t.dataSource.entityMetadatas.flatMap((m) =>
+      m.indices.map((index) => ({
+        table: m.tableName,
+        name: index.name,
+        columns: index.columns.map((c) => c.databaseName),
+        unique: index.isUnique,
+        where: index.where || undefined,
+      })),
+    );
+    const tables = await comparing(t, async (dataSource) => {
+      const runner = dataSource.createQueryRunner();
+      try {
+        return await runner.getTables(dataSource.entityMetadatas.map((m) => m.tablePath));
+      } finally {
+        await runner.release();
+      }
+    });
+    const found = declared.map(({ table, name }) => {
+      const index = tables.find((tb) => tb.name === table)?.indices.find((i) => i.name === name);
+      return {
+        table,
+        name,
+        columns: index?.columnNames,
+        unique: index?.isUnique,
+        where: index?.where || undefined,
+      };
+    });
+    expect(found).toEqual(declared);
+  }, 30_000);
+
+  if (process.env.TEST_DATABASE !== 'mysql') {
+    it("should leave out MySQL's generated column on SQLite, where a partial index serves", () => {
+      expect(generatedColumns(t.dataSource.entityMetadatas)).toEqual([]);
+      const emails = t.dataSource.entityMetadatas.find((m) => m.tableName === 'emails')!;
+      const index = emails.indices.find((i) => i.name === 'uq_emails_primary_user_id')!;
+      expect([index.isUnique, index.where]).toEqual([true, '"is_primary" = 1']);
+    });
+    return;
+  }
+
+  it('should compute each generated column as its entity declares it', async () => {
+    const declared = generatedColumns(t.dataSource.entityMetadatas);
+    expect(declared.map((c) => `${c.table}.${c.name}`)).toEqual(['emails.primary_user_id']);
+    for (const column of declared) {
+      const [stored] = await t.dataSource.query(
+        'SELECT GENERATION_EXPRESSION AS expression, EXTRA AS extra FROM information_schema.COLUMNS ' +
+          'WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?',
+        [column.table, column.name],
+      );
+      expect([column.name, normalizedExpression(String(stored.expression))]).toEqual([
+        column.name,
+        normalizedExpression(column.expression),
+      ]);
+      expect([column.name, stored.extra]).toEqual([column.name, expect.stringMatching(/STORED/)]);
+    }
+  });
+
+  it('should give every text column a binary NO PAD collation', async () => {
+    const collation = (await isMariaDb(t.dataSource)) ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
+    const declared = t.dataSource.entityMetadatas
+      .flatMap((m) =>
+        m.columns
+          .filter((c) => ['varchar', 'text'].includes(String(c.type)))
+          .map((c) => `${m.tableName}.${c.databaseName} ${collation}`),
+      )
+      .sort();
+    const rows: { name: string; collation: string }[] = await t.dataSource.query(
+      "SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME) AS name, COLLATION_NAME AS collation " +
+        'FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() ' +
+        `AND COLLATION_NAME IS NOT NULL AND TABLE_NAME IN (${t.dataSource.entityMetadatas.map(() => '?').join(', ')})`,
+      t.dataSource.entityMetadatas.map((m) => m.tableName),
+    );
+    expect(rows.map((r) => `${r.name} ${r.collation}`).sort()).toEqual(declared);
+  });
+});
