@@ -135,6 +135,11 @@ export class TestApp {
     return body === undefined ? req : req.send(body);
   }
 
+  /** `body` as it is, under the Content-Type `type`. */
+  raw(method: Method, path: string, type: string, body: string): request.Test {
+    return this.request({ method, path, type, body });
+  }
+
   /** Sends `body` as JSON. */
   async send(method: Method, path: string, body: unknown): Promise<Timed> {
     const before = Date.now();
@@ -147,7 +152,7 @@ export class TestApp {
   /** Sends `body` as it is, under the Content-Type `type`. */
   async sendRaw(method: Method, path: string, type: string, body: string): Promise<Timed> {
     const before = Date.now();
-    const res = await this.request({ method, path, type, body });
+    const res = await this.raw(method, path, type, body);
     return { res, before, after: Date.now() };
   }
 

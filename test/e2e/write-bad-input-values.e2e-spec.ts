@@ -24,6 +24,9 @@ const DTD_REFUSED = 'Malformed XML: DTDs are not allowed.';
 
 const AMBER = marbleRow(1, 'Amber');
 
+const MARBLES = '/api/demo/marbles';
+const XML = 'application/xml';
+
 describe('write: bad inputs', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
 
@@ -130,7 +133,7 @@ describe('write: bad inputs', () => {
       ];
       const answers = [];
       for (const [path, body] of cases) {
-        const res = await t.request({ method: 'post', path, type: 'application/json', body });
+        const res = await t.raw('post', path, 'application/json', body);
         expectNoLeak(res);
         answers.push({
           path,
@@ -149,24 +152,24 @@ describe('write: bad inputs', () => {
           fields: [field],
         })),
       );
-      const update = await t.request({
-        method: 'patch',
-        path: '/api/demo/marbles/1',
-        type: 'application/json',
-        body: '{"name":"\\ud83d"}',
-      });
+      const update = await t.raw(
+        'patch',
+        '/api/demo/marbles/1',
+        'application/json',
+        '{"name":"\\ud83d"}',
+      );
       expectInvalid(update, { name: expect.any(Array) });
       expect(await t.stored('marbles')).toEqual([AMBER]);
       expect(await t.stored('emails')).toEqual([]);
     });
 
     it('should keep a well-formed surrogate pair', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json',
-        body: '{"name":"\\ud83d\\ude00 smile"}',
-      });
+      const res = await t.raw(
+        'post',
+        MARBLES,
+        'application/json',
+        '{"name":"\\ud83d\\ude00 smile"}',
+      );
       expectJson(res, 201);
       expect(res.body.name).toBe('😀 smile');
       expect((await t.stored('marbles'))[1].name).toBe('😀 smile');
@@ -213,19 +216,19 @@ describe('write: bad inputs', () => {
         });
         expectNoLeak(res);
       }
-      const xml = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/xml',
-        body: '<marble><name>f</name><radius-mm type="integer">99999999999999999999999</radius-mm></marble>',
-      });
+      const xml = await t.raw(
+        'post',
+        MARBLES,
+        XML,
+        '<marble><name>f</name><radius-mm type="integer">99999999999999999999999</radius-mm></marble>',
+      );
       expectInvalid(xml, { radius_mm: [TOO_BIG] });
-      const infinite = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json',
-        body: '{"name":"g","radius_mm":1e400}',
-      });
+      const infinite = await t.raw(
+        'post',
+        MARBLES,
+        'application/json',
+        '{"name":"g","radius_mm":1e400}',
+      );
       expectInvalid(infinite, { radius_mm: expect.arrayContaining(['Must be an integer.']) });
 
       expectError(await t.http().delete('/api/demo/marbles').send([99999999999]), 400, {
@@ -251,12 +254,12 @@ describe('write: bad inputs', () => {
     });
 
     it('should name __proto__ and constructor as unknown fields and store nothing', async () => {
-      const proto = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json',
-        body: '{"__proto__": {"name": "Polluted"}, "name": "Proto"}',
-      });
+      const proto = await t.raw(
+        'post',
+        MARBLES,
+        'application/json',
+        '{"__proto__": {"name": "Polluted"}, "name": "Proto"}',
+      );
       expectInvalid(proto, { ['__proto__']: [UNKNOWN_MARBLE_FIELD] });
       const ctor = await t.http().post('/api/demo/marbles').send({ constructor: 1, name: 'Ctor' });
       expectInvalid(ctor, { constructor: [UNKNOWN_MARBLE_FIELD] });

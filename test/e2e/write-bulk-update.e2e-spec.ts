@@ -16,7 +16,14 @@ import {
   dbTime,
   marbleRow,
 } from './fixtures';
-import { expectBulkInvalid, expectError, expectJson, expectStampedWithin } from './http';
+import {
+  expectBulkInvalid,
+  expectError,
+  expectJson,
+  expectStampedWithin,
+  bulkDone,
+  pick,
+} from './http';
 
 const BULK_UPDATE_SHAPE = 'Bulk update requires an array of objects, each with the id of a record.';
 
@@ -40,9 +47,8 @@ describe('write: bulk create and update_all', () => {
         ]);
 
         expectJson(res, 200);
-        expect(res.body).toEqual({
-          message: 'Bulk update successful.',
-          records: [
+        expect(res.body).toEqual(
+          bulkDone('update', [
             {
               id: 2,
               name: 'Cobalt Blue',
@@ -66,8 +72,8 @@ describe('write: bulk create and update_all', () => {
               description: '',
               picture: null,
             },
-          ],
-        });
+          ]),
+        );
         const [cobalt, amber] = res.body.records;
         expectStampedWithin(cobalt.updated_at, before, after);
         expectStampedWithin(amber.updated_at, before, after);
@@ -152,13 +158,7 @@ describe('write: bulk create and update_all', () => {
       });
       expectJson(res, 200);
       expect(res.body.message).toBe('Bulk update successful.');
-      expect(
-        res.body.records.map((r: { id: number; price: unknown; description: string }) => [
-          r.id,
-          r.price,
-          r.description,
-        ]),
-      ).toEqual([
+      expect(pick(res.body.records, 'id', 'price', 'description')).toEqual([
         [1, null, ''],
         [2, null, 'deep blue'],
       ]);
@@ -177,10 +177,9 @@ describe('write: bulk create and update_all', () => {
         { id: 2, email: 'robert@example.com', user_id: 3 },
       ]);
       expectJson(emails, 200);
-      expect(emails.body).toEqual({
-        message: 'Bulk update successful.',
-        records: [{ id: 2, email: 'robert@example.com', is_primary: false, user: CLEO }],
-      });
+      expect(emails.body).toEqual(
+        bulkDone('update', [{ id: 2, email: 'robert@example.com', is_primary: false, user: CLEO }]),
+      );
       expect(await t.stored('emails')).toEqual([
         TWO_EMAILS[0],
         { id: 2, email: 'robert@example.com', is_primary: false, user_id: 3 },
@@ -191,13 +190,12 @@ describe('write: bulk create and update_all', () => {
         { id: 2, user_id: 1 },
       ]);
       expectJson(phones, 200);
-      expect(phones.body).toEqual({
-        message: 'Bulk update successful.',
-        records: [
+      expect(phones.body).toEqual(
+        bulkDone('update', [
           { id: 1, number: ' 555 0100 ', user: ANN },
           { id: 2, number: '555-0101', user: ANN },
-        ],
-      });
+        ]),
+      );
       expect(await t.stored('phone_numbers')).toEqual([
         { id: 1, number: ' 555 0100 ', user_id: 1 },
         { id: 2, number: '555-0101', user_id: 1 },
