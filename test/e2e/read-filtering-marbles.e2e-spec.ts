@@ -47,11 +47,9 @@ const EXTREME_QUERIES = [
 describe('read side: filters, ordering and search', () => {
   const t = useApp({ seed: { users: userRows('ann', 'bob', 'cleo'), marbles: MARBLES } });
   const list = (path: string) => getJson(t, path);
+  const expectMarbleIds = (ids: Record<string, number[]>) => expectIds(t, '/api/demo/marbles', ids);
 
   describe('marbles', () => {
-    const expectMarbleIds = (ids: Record<string, number[]>) =>
-      expectIds(t, '/api/demo/marbles', ids);
-
     it('should filter integers with equality and every comparison', async () => {
       await expectMarbleIds({
         'radius_mm=12': [1, 5],
@@ -122,21 +120,15 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should not match a stored trailing space with an equality filter that lacks it', async () => {
-      await expectMarbleIds({
-        'name=Opal': [],
-      });
+      await expectMarbleIds({ 'name=Opal': [] });
     });
 
     it('should not match a stored trailing space with an __in filter that lacks it', async () => {
-      await expectMarbleIds({
-        'name__in=Opal,Onyx%20Giant': [3],
-      });
+      await expectMarbleIds({ 'name__in=Opal,Onyx%20Giant': [3] });
     });
 
     it('should match a string filter that carries the trailing space', async () => {
-      await expectMarbleIds({
-        'name=Opal%20': [8],
-      });
+      await expectMarbleIds({ 'name=Opal%20': [8] });
     });
 
     it('should match __contains case-insensitively with % and _ taken literally', async () => {
@@ -168,9 +160,7 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should find a non-ASCII name searched exactly as stored', async () => {
-      await expectMarbleIds({
-        'search=%C3%89meraude': [9],
-      });
+      await expectMarbleIds({ 'search=%C3%89meraude': [9] });
     });
 
     it('should search non-ASCII letters case-insensitively', async () => {
@@ -181,9 +171,7 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should match __contains on non-ASCII letters case-insensitively', async () => {
-      await expectMarbleIds({
-        'name__contains=%C3%89MERAUDE': [9],
-      });
+      await expectMarbleIds({ 'name__contains=%C3%89MERAUDE': [9] });
     });
 
     it('should answer 200 with no records, not an error, for extreme but well-typed filter values', async () => {

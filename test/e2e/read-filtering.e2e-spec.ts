@@ -98,6 +98,10 @@ describe('read side: filters, ordering and search', () => {
     },
   });
   const list = (path: string) => getJson(t, path);
+  const expectPhoneIds = (ids: Record<string, number[]>) =>
+    expectIds(t, '/api/demo/phone_numbers', ids);
+
+  const expectMovieIds = (ids: Record<string, number[]>) => expectIds(t, '/api/plain/movies', ids);
 
   describe('emails', () => {
     const expectEmailIds = (ids: Record<string, number[]>) => expectIds(t, '/api/demo/emails', ids);
@@ -110,9 +114,7 @@ describe('read side: filters, ordering and search', () => {
           { id: 3, email: 'bob@example.net', is_primary: true, user: BOB },
         ]),
       );
-      await expectEmailIds({
-        'is_primary=false': [2, 4, 5, 6],
-      });
+      await expectEmailIds({ 'is_primary=false': [2, 4, 5, 6] });
     });
 
     it('should filter by a foreign key and by a nested field', async () => {
@@ -125,15 +127,11 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should match null with the value null', async () => {
-      await expectEmailIds({
-        'billing_user.id=null': [2, 3, 5, 6],
-      });
+      await expectEmailIds({ 'billing_user.id=null': [2, 3, 5, 6] });
     });
 
     it('should combine filters with AND', async () => {
-      await expectEmailIds({
-        'user.login=bob&is_primary=false': [4],
-      });
+      await expectEmailIds({ 'user.login=bob&is_primary=false': [4] });
     });
 
     it('should filter with __in', async () => {
@@ -144,9 +142,7 @@ describe('read side: filters, ordering and search', () => {
     });
 
     it('should match __contains case-insensitively', async () => {
-      await expectEmailIds({
-        'email__contains=EXAMPLE.COM': [1, 4, 5, 6],
-      });
+      await expectEmailIds({ 'email__contains=EXAMPLE.COM': [1, 4, 5, 6] });
     });
 
     it('should match equality exactly, case included', async () => {
@@ -197,9 +193,6 @@ describe('read side: filters, ordering and search', () => {
   });
 
   describe('phone_numbers', () => {
-    const expectPhoneIds = (ids: Record<string, number[]>) =>
-      expectIds(t, '/api/demo/phone_numbers', ids);
-
     it('should search numbers with their punctuation taken literally', async () => {
       await expectPhoneIds({
         'search=(555)': [1, 4],
@@ -230,9 +223,6 @@ describe('read side: filters, ordering and search', () => {
   });
 
   describe('movies', () => {
-    const expectMovieIds = (ids: Record<string, number[]>) =>
-      expectIds(t, '/api/plain/movies', ids);
-
     it('should filter movies by nested genre name and return a bare array', async () => {
       const res = await list('/api/plain/movies?main_genre.name=Action');
       expect(res.body).toStrictEqual([

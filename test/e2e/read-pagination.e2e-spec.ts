@@ -84,6 +84,23 @@ const range = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, k) => from + k);
 const marbles = (from: number, to: number) => range(from, to).map(marbleJson);
 
+/** Values of `page` that are not a page number: [label, value]. */
+const BAD_PAGES = [
+  ['0', '0'],
+  ['-1', '-1'],
+  ['-20', '-20'],
+  ['abc', 'abc'],
+  ['empty', ''],
+];
+
+/** Values of `page_size` that are not a size: [label, value]. */
+const BAD_PAGE_SIZES = [
+  ['0', '0'],
+  ['-5', '-5'],
+  ['abc', 'abc'],
+  ['empty', ''],
+];
+
 describe('read side: pagination', () => {
   const t = useApp({ seed: { users: userRows('ann'), marbles: range(1, TOTAL).map(marbleRow) } });
   const get = (path: string) => t.http().get(path).set('Host', HOST);
@@ -138,13 +155,7 @@ describe('read side: pagination', () => {
       expect(res.body).not.toHaveProperty('next');
     });
 
-    it.each([
-      ['0', '0'],
-      ['-1', '-1'],
-      ['-20', '-20'],
-      ['abc', 'abc'],
-      ['empty', ''],
-    ])('should serve page 1 when page is %s', async (_label, value) => {
+    it.each(BAD_PAGES)('should serve page 1 when page is %s', async (_label, value) => {
       await expectPage(
         `/api/demo/marbles?page=${value}`,
         pageOf(1, 30, 3, { next: `${BASE}?page=2` }, marbles(1, 30)),
@@ -181,12 +192,7 @@ describe('read side: pagination', () => {
       );
     });
 
-    it.each([
-      ['0', '0'],
-      ['-5', '-5'],
-      ['abc', 'abc'],
-      ['empty', ''],
-    ])('should fall back to 30 when page_size is %s', async (_label, size) => {
+    it.each(BAD_PAGE_SIZES)('should fall back to 30 when page_size is %s', async (_label, size) => {
       await expectPage(
         `/api/demo/marbles?page_size=${size}`,
         pageOf(1, 30, 3, { next: `${BASE}?page_size=${size}&page=2` }, marbles(1, 30)),

@@ -34,6 +34,7 @@ const XML = 'application/xml';
 
 describe('write: bad inputs', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
+  const postXml = (body: string) => t.raw('post', MARBLES, XML, body);
 
   describe('malformed bodies', () => {
     it('should answer 400 to malformed JSON on every write route, storing nothing', async () => {
@@ -68,7 +69,7 @@ describe('write: bad inputs', () => {
       ];
       const answers = [];
       for (const body of bodies) {
-        const res = await t.raw('post', MARBLES, XML, body);
+        const res = await postXml(body);
         expectNoLeak(res);
         answers.push({ body, status: res.status, response: res.body });
       }
@@ -79,10 +80,7 @@ describe('write: bad inputs', () => {
     });
 
     it('should name an XML element <__proto__> as an unknown field, in bulk updates too', async () => {
-      const single = await t.raw(
-        'post',
-        MARBLES,
-        XML,
+      const single = await postXml(
         '<marble><name>Proto</name><__proto__><name>Polluted</name></__proto__></marble>',
       );
       expectInvalid(single, { ['__proto__']: ['Unknown field; marble has no such field.'] });
@@ -98,10 +96,7 @@ describe('write: bad inputs', () => {
     });
 
     it('should answer 400 to a typed XML element whose text does not fit its type', async () => {
-      const integer = await t.raw(
-        'post',
-        MARBLES,
-        XML,
+      const integer = await postXml(
         '<marble><name>x</name><radius-mm type="integer">3.5</radius-mm></marble>',
       );
       expectError(integer, 400, { message: 'Malformed XML: <radius-mm> is not an integer.' });
@@ -123,7 +118,7 @@ describe('write: bad inputs', () => {
           (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`,
         ).join('') +
         ']><marble><name>&lol9;</name></marble>';
-      const res = await t.raw('post', MARBLES, XML, lol);
+      const res = await postXml(lol);
       expectError(res, 400, { message: DTD_REFUSED });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });

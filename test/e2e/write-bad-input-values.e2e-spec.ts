@@ -31,14 +31,12 @@ describe('write: bad inputs', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
 
   describe('errors in the negotiated format', () => {
+    /** `body` of Content-Type `type`, sent by a client that accepts `accept`. */
+    const acceptingXml = (method: Method, path: string, type: string, body: string, accept = XML) =>
+      t.raw(method, path, type, body).set('Accept', accept);
+
     it('should answer malformed JSON in XML when XML is accepted', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        accept: 'application/xml',
-        type: 'application/json',
-        body: '{"name":',
-      });
+      const res = await acceptingXml('post', MARBLES, 'application/json', '{"name":');
       expectXml(res, 400);
       expect(res.text).toBe(xmlMessage(MALFORMED_JSON));
     });
@@ -73,22 +71,17 @@ describe('write: bad inputs', () => {
     });
 
     it('should answer 404, 415 and a DTD refusal in XML when text/xml is accepted', async () => {
-      const missing = await t.request({
-        method: 'patch',
-        path: '/api/demo/marbles/5',
-        accept: 'text/xml',
-        body: { name: 'x' },
-      });
+      const missing = await acceptingXml(
+        'patch',
+        `${MARBLES}/5`,
+        'application/json',
+        '{"name":"x"}',
+        'text/xml',
+      );
       expectXml(missing, 404);
       expect(missing.text).toBe(xmlMessage('Marble 5 not found.'));
 
-      const unsupported = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        accept: 'text/xml',
-        type: 'text/plain',
-        body: 'x',
-      });
+      const unsupported = await acceptingXml('post', MARBLES, 'text/plain', 'x', 'text/xml');
       expectXml(unsupported, 415);
       expect(unsupported.text).toBe(
         xmlDocument(
@@ -96,13 +89,8 @@ describe('write: bad inputs', () => {
         ),
       );
 
-      const dtd = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        accept: 'application/xml',
-        type: 'application/xml',
-        body: '<!DOCTYPE x [<!ENTITY e "e">]><marble><name>&e;</name></marble>',
-      });
+      const doctype = '<!DOCTYPE x [<!ENTITY e "e">]><marble><name>&e;</name></marble>';
+      const dtd = await acceptingXml('post', MARBLES, XML, doctype);
       expectXml(dtd, 400);
       expect(dtd.text).toBe(xmlMessage(DTD_REFUSED));
     });

@@ -32,6 +32,10 @@ const MARBLES = [
   marbleRow(2, 'Cobalt', { radius_mm: 8, price: null, is_discounted: true }),
 ];
 
+const RUBY_AND_JADE_XML =
+  '<marbles type="array"><marble><name>Ruby</name><radius-mm type="integer">6</radius-mm></marble>' +
+  '<marble><name>Jade</name><price type="decimal">2.50</price><user-id type="integer">3</user-id></marble></marbles>';
+
 describe('write: bulk create and update_all', () => {
   const t = useApp({
     seedEach: { users: USERS, marbles: MARBLES, emails: TWO_EMAILS, phone_numbers: TWO_PHONES },
@@ -72,14 +76,7 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should create marbles from an XML array', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/xml',
-        body:
-          '<marbles type="array"><marble><name>Ruby</name><radius-mm type="integer">6</radius-mm></marble>' +
-          '<marble><name>Jade</name><price type="decimal">2.50</price><user-id type="integer">3</user-id></marble></marbles>',
-      });
+      const res = await t.raw('post', '/api/demo/marbles', 'application/xml', RUBY_AND_JADE_XML);
       expectJson(res, 201);
       expect(res.body).toEqual(
         bulkDone('create', [

@@ -7,11 +7,12 @@ import { useApp } from './harness';
 import { USERS, marbleRow, storedMarble } from './fixtures';
 import { UNKNOWN_MARBLE_FIELD, expectInvalid, expectJson, expectNoLeak, invalid } from './http';
 
+const PATH = '/api/demo/marbles';
+
 describe('write: create', () => {
   const t = useApp({ seedEach: { users: USERS } });
 
   describe('marbles', () => {
-    const PATH = '/api/demo/marbles';
     const postXml = (xml: string) => t.sendRaw('post', PATH, 'application/xml', xml);
 
     it('should reject an unknown field with 400 naming it and store nothing', async () => {

@@ -8,22 +8,24 @@ import { useApp } from './harness';
 import { ANN, BOB, MARBLE_FIELDS, USERS, createdMarble, marbleRow, storedMarble } from './fixtures';
 import { expectJson, expectLocation, expectStampedWithin, expectXml, xmlDocument } from './http';
 
+const PATH = '/api/demo/marbles';
+
 describe('write: create', () => {
   const t = useApp({ seedEach: { users: USERS } });
 
   describe('marbles', () => {
-    const PATH = '/api/demo/marbles';
     const postXml = (xml: string, type = 'application/xml') => t.sendRaw('post', PATH, type, xml);
 
     it('should create a marble from a bare JSON object with 201, the record and an absolute Location', async () => {
-      const { res, before, after } = await t.send('post', PATH, {
+      const sent = {
         name: 'Amber Swirl',
         radius_mm: 12,
         price: '9.23',
         is_discounted: true,
         user_id: 1,
         description: 'A warm swirl',
-      });
+      };
+      const { res, before, after } = await t.send('post', PATH, sent);
 
       expectJson(res, 201);
       expectLocation(res, '/api/demo/marbles/1');
@@ -43,16 +45,7 @@ describe('write: create', () => {
       expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(
         Date.parse(res.body.created_at),
       );
-      expect(await t.stored('marbles')).toEqual([
-        storedMarble(res, {
-          name: 'Amber Swirl',
-          radius_mm: 12,
-          price: '9.23',
-          is_discounted: true,
-          user_id: 1,
-          description: 'A warm swirl',
-        }),
-      ]);
+      expect(await t.stored('marbles')).toEqual([storedMarble(res, sent)]);
     });
 
     it('should show the created marble at its Location', async () => {
