@@ -73,14 +73,6 @@ const MOVIES = [
   },
 ];
 
-/** Filters with a value of the wrong type, and the parameter the error names. */
-const WRONG_TYPES = [
-  ['is_primary=maybe', 'is_primary'],
-  ['user_id=abc', 'user_id'],
-  ['id__in=1,x', 'id__in'],
-  ['user.id=one', 'user.id'],
-];
-
 describe('read side: filters, ordering and search', () => {
   const t = useApp({
     seed: async () => {
@@ -179,6 +171,14 @@ describe('read side: filters, ordering and search', () => {
         'color=red&user_id__between=1&users=2&user.email=x': [1, 2, 3, 4, 5, 6],
       });
     });
+
+    /** Filters with a value of the wrong type, and the parameter the error names. */
+    const WRONG_TYPES = [
+      ['is_primary=maybe', 'is_primary'],
+      ['user_id=abc', 'user_id'],
+      ['id__in=1,x', 'id__in'],
+      ['user.id=one', 'user.id'],
+    ];
 
     it('should answer 400 naming the parameter for a value of the wrong type', async () => {
       for (const [query, param] of WRONG_TYPES) {

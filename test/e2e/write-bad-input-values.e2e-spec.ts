@@ -29,6 +29,7 @@ const XML = 'application/xml';
 
 describe('write: bad inputs', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
+  const postJson = (body: string) => t.raw('post', MARBLES, 'application/json', body);
 
   describe('errors in the negotiated format', () => {
     /** `body` of Content-Type `type`, sent by a client that accepts `accept`. */
@@ -152,12 +153,7 @@ describe('write: bad inputs', () => {
     });
 
     it('should keep a well-formed surrogate pair', async () => {
-      const res = await t.raw(
-        'post',
-        MARBLES,
-        'application/json',
-        '{"name":"\\ud83d\\ude00 smile"}',
-      );
+      const res = await postJson('{"name":"\\ud83d\\ude00 smile"}');
       expectJson(res, 201);
       expect(res.body.name).toBe('😀 smile');
       expect((await t.stored('marbles'))[1].name).toBe('😀 smile');
@@ -211,12 +207,7 @@ describe('write: bad inputs', () => {
         '<marble><name>f</name><radius-mm type="integer">99999999999999999999999</radius-mm></marble>',
       );
       expectInvalid(xml, { radius_mm: [TOO_BIG] });
-      const infinite = await t.raw(
-        'post',
-        MARBLES,
-        'application/json',
-        '{"name":"g","radius_mm":1e400}',
-      );
+      const infinite = await postJson('{"name":"g","radius_mm":1e400}');
       expectInvalid(infinite, { radius_mm: expect.arrayContaining(['Must be an integer.']) });
 
       expectError(await t.http().delete('/api/demo/marbles').send([99999999999]), 400, {
@@ -242,12 +233,7 @@ describe('write: bad inputs', () => {
     });
 
     it('should name __proto__ and constructor as unknown fields and store nothing', async () => {
-      const proto = await t.raw(
-        'post',
-        MARBLES,
-        'application/json',
-        '{"__proto__": {"name": "Polluted"}, "name": "Proto"}',
-      );
+      const proto = await postJson('{"__proto__": {"name": "Polluted"}, "name": "Proto"}');
       expectInvalid(proto, { ['__proto__']: [UNKNOWN_MARBLE_FIELD] });
       const ctor = await t.http().post('/api/demo/marbles').send({ constructor: 1, name: 'Ctor' });
       expectInvalid(ctor, { constructor: [UNKNOWN_MARBLE_FIELD] });

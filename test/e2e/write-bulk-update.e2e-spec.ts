@@ -27,14 +27,14 @@ import {
 
 const BULK_UPDATE_SHAPE = 'Bulk update requires an array of objects, each with the id of a record.';
 
-const AMBER = marbleRow(1, 'Amber', { user_id: 1, price: '9.23' });
-const COBALT = marbleRow(2, 'Cobalt', { radius_mm: 8, price: null, is_discounted: true });
-const MARBLES = [AMBER, COBALT];
-
 /** Two updates in XML: marble 1 loses its price, marble 2 gets a description. */
 const NULL_PRICE_AND_BLUE_XML =
   '<marbles type="array"><marble><id type="integer">1</id><price nil="true"/></marble>' +
   '<marble><id type="integer">2</id><description>deep blue</description></marble></marbles>';
+
+const AMBER = marbleRow(1, 'Amber', { user_id: 1, price: '9.23' });
+const COBALT = marbleRow(2, 'Cobalt', { radius_mm: 8, price: null, is_discounted: true });
+const MARBLES = [AMBER, COBALT];
 
 describe('write: bulk create and update_all', () => {
   const t = useApp({
@@ -144,10 +144,11 @@ describe('write: bulk create and update_all', () => {
     }
 
     it('should refuse two items that take the same new name', async () => {
-      const { res } = await t.send('patch', '/api/demo/marbles', [
+      const twins = [
         { id: 1, name: 'Twin' },
         { id: 2, name: 'Twin' },
-      ]);
+      ];
+      const { res } = await t.send('patch', '/api/demo/marbles', twins);
       expectBulkInvalid(res, [null, { name: ['Same as item 1 of this request.'] }]);
       expect(await t.stored('marbles')).toEqual(MARBLES);
     });
