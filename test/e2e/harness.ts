@@ -7,8 +7,7 @@
  *     const t = useApp({ apiToken: TOKEN, seed: { users: USERS, marbles: [AMBER] } });
  *
  * registers the hooks that start the app, seed it, and close it, so a suite states only what it
- * tests. This is the only file of the e2e suites (and of the in-process browser test) that
- * imports from src/: when the sources move, the paths change here alone.
+ * tests. The application comes through test/sources.ts, the suites' one door into src/.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,15 +16,16 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { AppModule } from '../../src/app.module';
 import {
+  APP_OPTIONS,
   AppConfig,
+  AppModule,
   DatabaseConfig,
+  DemoData,
+  configureApp,
   loadConfig,
   parseDatabaseUrl,
-} from '../../src/config/configuration';
-import { DemoData } from '../../src/database/demo-data';
-import { APP_OPTIONS, configureApp } from '../../src/setup';
+} from '../sources';
 
 export type Row = Record<string, unknown>;
 
@@ -135,6 +135,11 @@ export class TestApp {
     return body === undefined ? req : req.send(body);
   }
 
+  /** `body` as it is, under the Content-Type `type`. */
+  raw(method: Method, path: string, type: string, body: string): request.Test {
+    return this.request({ method, path, type, body });
+  }
+
   /** Sends `body` as JSON. */
   async send(method: Method, path: string, body: unknown): Promise<Timed> {
     const before = Date.now();
@@ -147,7 +152,7 @@ export class TestApp {
   /** Sends `body` as it is, under the Content-Type `type`. */
   async sendRaw(method: Method, path: string, type: string, body: string): Promise<Timed> {
     const before = Date.now();
-    const res = await this.request({ method, path, type, body });
+    const res = await this.raw(method, path, type, body);
     return { res, before, after: Date.now() };
   }
 

@@ -71,6 +71,36 @@ export function expectExactJson(res: Response, expected: unknown): void {
   expect(res.text).toBe(JSON.stringify(expected));
 }
 
+/** A negotiated XML response whose text is exactly the document of `root`. */
+export function expectExactXml(res: Response, root: string): void {
+  expectNegotiatedXml(res);
+  expect(res.text).toBe(xmlDocument(root));
+}
+
+/** GET `path`: a negotiated JSON response. */
+export async function getJson(t: TestApp, path: string): Promise<Response> {
+  const res = await t.http().get(path);
+  expectNegotiatedJson(res);
+  return res;
+}
+
+/** One test per path: GET answers `status` with nothing but a `{message}` in JSON. */
+export function itAnswersMessage(t: TestApp, paths: string[], title: string, status: number): void {
+  it.each(paths)(title, async (path) => {
+    expectMessage(await t.http().get(path), status);
+  });
+}
+
+/** The answer of a bulk write that succeeded. */
+export function bulkDone(action: 'create' | 'update' | 'destroy', records: unknown[]) {
+  return { message: `Bulk ${action} successful.`, records };
+}
+
+/** The values of the named fields of each record, in order. */
+export function pick(records: Record<string, unknown>[], ...fields: string[]): unknown[][] {
+  return records.map((record) => fields.map((field) => record[field]));
+}
+
 /** An error response of CONTRACT §5 in JSON: exact status and body, nothing leaked. */
 export function expectError(res: Response, status: number, body: unknown): void {
   expectJson(res, status);

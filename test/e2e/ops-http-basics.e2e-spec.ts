@@ -3,7 +3,7 @@
  * the OpenAPI document with its Swagger UI.
  */
 import { useApp } from './harness';
-import { JSON_TYPE, XML_TYPE } from './http';
+import { expectJson, expectXml } from './http';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -13,15 +13,13 @@ describe('operations over HTTP', () => {
 
     it('should answer GET /health/live with 200 {"status":"ok"}', async () => {
       const res = await t.http().get('/health/live');
-      expect(res.status).toBe(200);
-      expect(res.headers['content-type']).toBe(JSON_TYPE);
+      expectJson(res, 200);
       expect(res.text).toBe('{"status":"ok"}');
     });
 
     it('should answer GET /health/ready with 200 and the database up', async () => {
       const res = await t.http().get('/health/ready');
-      expect(res.status).toBe(200);
-      expect(res.headers['content-type']).toBe(JSON_TYPE);
+      expectJson(res, 200);
       expect(res.body.status).toBe('ok');
       expect(res.body.info).toEqual({ database: { status: 'up' } });
       expect(res.body.details).toEqual({ database: { status: 'up' } });
@@ -29,8 +27,7 @@ describe('operations over HTTP', () => {
 
     it('should answer GET /health/live.xml in XML', async () => {
       const res = await t.http().get('/health/live.xml');
-      expect(res.status).toBe(200);
-      expect(res.headers['content-type']).toBe(XML_TYPE);
+      expectXml(res, 200);
       expect(res.text).toBe(
         '<?xml version="1.0" encoding="UTF-8"?>\n<hash><status>ok</status></hash>\n',
       );

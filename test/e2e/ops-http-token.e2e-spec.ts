@@ -42,6 +42,15 @@ describe('operations over HTTP', () => {
       return body === undefined ? req : req.send(body as object);
     }
 
+    /** POST to the phone numbers, with these headers. */
+    function postPhone(
+      body: string | object,
+      options: { accept?: string; type?: string; headers?: Record<string, string> } = {},
+    ) {
+      return t.request({ method: 'post', path: '/api/demo/phone_numbers', ...options, body });
+    }
+    const BEARER = { headers: { Authorization: `Bearer ${TOKEN}` } };
+
     async function expectUntouched() {
       expect(await t.rows('phone_numbers')).toEqual([{ id: 1, number: '555 0100', user_id: 1 }]);
       expect((await t.rows('emails')).map((r) => r.email)).toEqual(['ann@example.com']);
@@ -98,12 +107,7 @@ describe('operations over HTTP', () => {
     });
 
     it('should answer 401 in XML when the client accepts XML', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/phone_numbers',
-        accept: 'application/xml',
-        body: { number: 'x' },
-      });
+      const res = await postPhone({ number: 'x' }, { accept: 'application/xml' });
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="records"');
       expect(res.headers['content-type']).toBe(XML_TYPE);
@@ -121,12 +125,7 @@ describe('operations over HTTP', () => {
     });
 
     it('should let a write with the right token through (201, record saved)', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/phone_numbers',
-        headers: { Authorization: `Bearer ${TOKEN}` },
-        body: { number: '555 0199', user_id: 1 },
-      });
+      const res = await postPhone({ number: '555 0199', user_id: 1 }, BEARER);
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         id: expect.any(Number),
@@ -140,18 +139,15 @@ describe('operations over HTTP', () => {
     });
 
     it('should accept the scheme in any case and the right token for PATCH and DELETE', async () => {
-      const patch = await t.request({
-        method: 'patch',
-        path: '/api/demo/marbles/1/toggle_is_discounted',
-        headers: { Authorization: `bearer ${TOKEN}` },
-      });
+      const patch = await send(
+        'PATCH',
+        '/api/demo/marbles/1/toggle_is_discounted',
+        undefined,
+        `bearer ${TOKEN}`,
+      );
       expect(patch.status).toBe(200);
       expect(patch.body).toEqual({ message: 'Is discounted toggled to true.' });
-      const del = await t.request({
-        method: 'delete',
-        path: '/api/demo/phone_numbers/1',
-        headers: { Authorization: `Bearer ${TOKEN}` },
-      });
+      const del = await send('DELETE', '/api/demo/phone_numbers/1', undefined, `Bearer ${TOKEN}`);
       expect(del.status).toBe(204);
       expect(await t.rows('phone_numbers')).toEqual([]);
     });
@@ -178,41 +174,22 @@ describe('operations over HTTP', () => {
     });
 
     it('should answer an unauthenticated POST with malformed JSON with 401, not 400', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/phone_numbers',
-        type: 'application/json',
-        body: '{"number": ',
-      });
+      const res = await postPhone('{"number": ', { type: 'application/json' });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ message: TOKEN_MESSAGE });
     });
 
     it('should answer an unauthenticated POST with an unsupported content type or a huge body with 401', async () => {
-      const text = await t.request({
-        method: 'post',
-        path: '/api/demo/phone_numbers',
-        type: 'text/plain',
-        body: 'hello',
-      });
+      const text = await postPhone('hello', { type: 'text/plain' });
       expect(text.status).toBe(401);
-      const huge = await t.request({
-        method: 'post',
-        path: '/api/demo/phone_numbers',
+      const huge = await postPhone(`{"number": "${'9'.repeat(2 * 1024 * 1024)}"}`, {
         type: 'application/json',
-        body: `{"number": "${'9'.repeat(2 * 1024 * 1024)}"}`,
       });
       expect(huge.status).toBe(401);
     });
 
     it('should answer an authenticated POST with malformed JSON with 400', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/phone_numbers',
-        type: 'application/json',
-        headers: { Authorization: `Bearer ${TOKEN}` },
-        body: '{"number": ',
-      });
+      const res = await postPhone('{"number": ', { type: 'application/json', ...BEARER });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'Malformed JSON in request body.' });
     });

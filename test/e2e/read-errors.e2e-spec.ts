@@ -10,6 +10,7 @@ import {
   JSON_TYPE,
   allowOf,
   expectMessage,
+  itAnswersMessage,
   expectNegotiatedJson,
   expectNegotiatedXml,
   xmlMessage,
@@ -30,8 +31,40 @@ const READ_ROUTES = [
   '/api/demo/emails/ping',
 ];
 
+/** Record paths whose id is not a positive integer. */
+const NOT_POSITIVE_IDS = [
+  '/api/demo/emails/abc',
+  '/api/demo/emails/0',
+  '/api/demo/emails/-1',
+  '/api/demo/emails/1e3',
+  '/api/demo/emails/%201',
+  '/api/demo/emails/99999999999999999999',
+  '/api/demo/marbles/abc',
+  '/api/demo/marbles/0',
+  '/api/demo/phone_numbers/abc',
+  '/api/plain/movies/abc',
+  '/api/plain/movies/0',
+];
+
+/** Paths no route serves. */
+const UNKNOWN_ROUTES = [
+  '/',
+  '/api',
+  '/api/demo',
+  '/api/demo/nothing',
+  '/api/demo/users',
+  '/api/demo/genres',
+  '/api/plain/emails',
+  '/api/demo/movies',
+  '/api/demo/marbles/1/nothing',
+  '/api/demo/emails/1/ping',
+  '/api/plain/movies/1/users',
+];
+
 describe('read side: errors', () => {
   const t = useApp({ seed: ONE_OF_EACH });
+  const itAnswersGet404 = (paths: string[]) =>
+    itAnswersMessage(t, paths, 'should answer GET %s with 404 and a JSON message', 404);
 
   describe('missing records', () => {
     it.each([
@@ -70,22 +103,7 @@ describe('read side: errors', () => {
   });
 
   describe('ids that are not positive integers', () => {
-    it.each([
-      '/api/demo/emails/abc',
-      '/api/demo/emails/0',
-      '/api/demo/emails/-1',
-      '/api/demo/emails/1e3',
-      '/api/demo/emails/%201',
-      '/api/demo/emails/99999999999999999999',
-      '/api/demo/marbles/abc',
-      '/api/demo/marbles/0',
-      '/api/demo/phone_numbers/abc',
-      '/api/plain/movies/abc',
-      '/api/plain/movies/0',
-    ])('should answer GET %s with 404 and a JSON message', async (path) => {
-      const res = await t.http().get(path);
-      expectMessage(res, 404);
-    });
+    itAnswersGet404(NOT_POSITIVE_IDS);
 
     it('should name the id in the message', async () => {
       const res = await t.http().get('/api/demo/emails/abc');
@@ -109,22 +127,7 @@ describe('read side: errors', () => {
   });
 
   describe('unknown routes', () => {
-    it.each([
-      '/',
-      '/api',
-      '/api/demo',
-      '/api/demo/nothing',
-      '/api/demo/users',
-      '/api/demo/genres',
-      '/api/plain/emails',
-      '/api/demo/movies',
-      '/api/demo/marbles/1/nothing',
-      '/api/demo/emails/1/ping',
-      '/api/plain/movies/1/users',
-    ])('should answer GET %s with 404 and a JSON message', async (path) => {
-      const res = await t.http().get(path);
-      expectMessage(res, 404);
-    });
+    itAnswersGet404(UNKNOWN_ROUTES);
 
     it('should answer an unknown route in the negotiated format', async () => {
       const res = await t.http().get('/api/demo/nothing.xml');

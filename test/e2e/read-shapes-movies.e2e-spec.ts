@@ -4,7 +4,7 @@
  */
 import { useApp } from './harness';
 import { ANN, BOB, CLEO, userRows, movieLinks } from './fixtures';
-import { expectExactJson, expectNegotiatedXml, xmlDocument } from './http';
+import { expectExactJson, xmlDocument, expectExactXml } from './http';
 
 const ACTION = { id: 1, name: 'Action' };
 const COMEDY = { id: 2, name: 'Comedy' };
@@ -104,15 +104,13 @@ describe('read side: record shapes', () => {
 
     it('should list movies as XML under an objects array root', async () => {
       const res = await t.http().get('/api/plain/movies.xml');
-      expectNegotiatedXml(res);
-      expect(res.text).toBe(
-        xmlDocument(
-          '<objects type="array">' +
-            `<object>${MOVIE_1_XML_HEAD}<genres type="array"/>${MOVIE_1_USERS_XML}</object>` +
-            `<object>${MOVIE_2_XML}</object>` +
-            `<object>${MOVIE_3_XML_HEAD}<genres type="array"/>${MOVIE_3_USERS_XML}</object>` +
-            '</objects>',
-        ),
+      expectExactXml(
+        res,
+        '<objects type="array">' +
+          `<object>${MOVIE_1_XML_HEAD}<genres type="array"/>${MOVIE_1_USERS_XML}</object>` +
+          `<object>${MOVIE_2_XML}</object>` +
+          `<object>${MOVIE_3_XML_HEAD}<genres type="array"/>${MOVIE_3_USERS_XML}</object>` +
+          '</objects>',
       );
     });
 
@@ -123,14 +121,12 @@ describe('read side: record shapes', () => {
 
     it('should show a movie as XML with genre and user items', async () => {
       const res = await t.http().get('/api/plain/movies/1.xml');
-      expectNegotiatedXml(res);
-      expect(res.text).toBe(
-        xmlDocument(
-          `<hash>${MOVIE_1_XML_HEAD}<genres type="array">` +
-            '<genre><id type="integer">1</id><name>Action</name></genre>' +
-            '<genre><id type="integer">2</id><name>Comedy</name></genre></genres>' +
-            `${MOVIE_1_USERS_XML}</hash>`,
-        ),
+      expectExactXml(
+        res,
+        `<hash>${MOVIE_1_XML_HEAD}<genres type="array">` +
+          '<genre><id type="integer">1</id><name>Action</name></genre>' +
+          '<genre><id type="integer">2</id><name>Comedy</name></genre></genres>' +
+          `${MOVIE_1_USERS_XML}</hash>`,
       );
     });
 
@@ -138,8 +134,7 @@ describe('read side: record shapes', () => {
       const json = await t.http().get('/api/plain/movies/2');
       expectExactJson(json, { ...MOVIE_2_BASE, genres: [], users: [] });
       const xml = await t.http().get('/api/plain/movies/2.xml');
-      expectNegotiatedXml(xml);
-      expect(xml.text).toBe(xmlDocument(`<hash>${MOVIE_2_XML}</hash>`));
+      expectExactXml(xml, `<hash>${MOVIE_2_XML}</hash>`);
     });
 
     it('should show a movie with a single genre in JSON and XML', async () => {

@@ -29,8 +29,12 @@ const UNSUPPORTED_TYPES = [
   'application/octet-stream',
 ];
 
+const MARBLES = '/api/demo/marbles';
+const XML = 'application/xml';
+
 describe('write: bad inputs', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
+  const postXml = (body: string) => t.raw('post', MARBLES, XML, body);
 
   describe('malformed bodies', () => {
     it('should answer 400 to malformed JSON on every write route, storing nothing', async () => {
@@ -45,7 +49,7 @@ describe('write: bad inputs', () => {
       ];
       for (const [method, path] of routes) {
         for (const body of ['{"name": ', "{'name': 'x'}", '{"name": "x",}', 'name=x', '[1, 2']) {
-          const res = await t.request({ method, path, type: 'application/json', body });
+          const res = await t.raw(method, path, 'application/json', body);
           expectError(res, 400, { message: MALFORMED_JSON });
         }
       }
@@ -65,12 +69,7 @@ describe('write: bad inputs', () => {
       ];
       const answers = [];
       for (const body of bodies) {
-        const res = await t.request({
-          method: 'post',
-          path: '/api/demo/marbles',
-          type: 'application/xml',
-          body,
-        });
+        const res = await postXml(body);
         expectNoLeak(res);
         answers.push({ body, status: res.status, response: res.body });
       }
@@ -81,39 +80,32 @@ describe('write: bad inputs', () => {
     });
 
     it('should name an XML element <__proto__> as an unknown field, in bulk updates too', async () => {
-      const single = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/xml',
-        body: '<marble><name>Proto</name><__proto__><name>Polluted</name></__proto__></marble>',
-      });
+      const single = await postXml(
+        '<marble><name>Proto</name><__proto__><name>Polluted</name></__proto__></marble>',
+      );
       expectInvalid(single, { ['__proto__']: ['Unknown field; marble has no such field.'] });
-      const bulk = await t.request({
-        method: 'patch',
-        path: '/api/demo/marbles',
-        type: 'application/xml',
-        body:
-          '<marbles type="array"><marble><__proto__><id type="integer">7</id></__proto__>' +
+      const bulk = await t.raw(
+        'patch',
+        MARBLES,
+        XML,
+        '<marbles type="array"><marble><__proto__><id type="integer">7</id></__proto__>' +
           '<radius-mm type="integer">9</radius-mm></marble></marbles>',
-      });
+      );
       expect(bulk.status).toBe(400);
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
 
     it('should answer 400 to a typed XML element whose text does not fit its type', async () => {
-      const integer = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/xml',
-        body: '<marble><name>x</name><radius-mm type="integer">3.5</radius-mm></marble>',
-      });
+      const integer = await postXml(
+        '<marble><name>x</name><radius-mm type="integer">3.5</radius-mm></marble>',
+      );
       expectError(integer, 400, { message: 'Malformed XML: <radius-mm> is not an integer.' });
-      const flag = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'text/xml',
-        body: '<marble><name>x</name><is-discounted type="boolean">maybe</is-discounted></marble>',
-      });
+      const flag = await t.raw(
+        'post',
+        '/api/demo/marbles',
+        'text/xml',
+        '<marble><name>x</name><is-discounted type="boolean">maybe</is-discounted></marble>',
+      );
       expectError(flag, 400, { message: 'Malformed XML: <is-discounted> is not a boolean.' });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
@@ -126,12 +118,7 @@ describe('write: bad inputs', () => {
           (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`,
         ).join('') +
         ']><marble><name>&lol9;</name></marble>';
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/xml',
-        body: lol,
-      });
+      const res = await postXml(lol);
       expectError(res, 400, { message: DTD_REFUSED });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
@@ -142,33 +129,28 @@ describe('write: bad inputs', () => {
         ['patch', '/api/demo/marbles/1'],
         ['put', '/api/demo/marbles'],
       ] as const) {
-        const res = await t.request({
+        const res = await t.raw(
           method,
           path,
-          type: 'application/xml',
-          body: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><marble><name>&e;</name></marble>',
-        });
+          'application/xml',
+          '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><marble><name>&e;</name></marble>',
+        );
         expectError(res, 400, { message: DTD_REFUSED });
         expect(res.text).not.toContain('root:');
       }
-      const bare = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'text/xml',
-        body: '<!DOCTYPE marble><marble><name>doc</name></marble>',
-      });
+      const bare = await t.raw(
+        'post',
+        '/api/demo/marbles',
+        'text/xml',
+        '<!DOCTYPE marble><marble><name>doc</name></marble>',
+      );
       expectError(bare, 400, { message: DTD_REFUSED });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
 
     it('should answer 400 to a body that is not a record object', async () => {
       for (const body of ['null', '"text"', '42', 'true']) {
-        const res = await t.request({
-          method: 'post',
-          path: '/api/demo/marbles',
-          type: 'application/json',
-          body,
-        });
+        const res = await t.raw('post', MARBLES, 'application/json', body);
         expectError(res, 400, { message: 'Request body must be a marble object.' });
       }
       const none = await t.http().patch('/api/demo/marbles/1');
@@ -180,40 +162,30 @@ describe('write: bad inputs', () => {
   describe('content type and size', () => {
     it('should answer 415 to a body of an unsupported content type', async () => {
       for (const type of UNSUPPORTED_TYPES) {
-        const res = await t.request({
-          method: 'post',
-          path: '/api/demo/marbles',
-          type,
-          body: 'name=x',
-        });
+        const res = await t.raw('post', '/api/demo/marbles', type, 'name=x');
         expectError(res, 415, {
           message: `Content type "${type.split(';')[0]}" is not supported; send application/json or application/xml.`,
         });
       }
-      const patch = await t.request({
-        method: 'patch',
-        path: '/api/demo/marbles/1',
-        type: 'text/plain',
-        body: '{"name":"y"}',
-      });
+      const patch = await t.raw('patch', '/api/demo/marbles/1', 'text/plain', '{"name":"y"}');
       expectJson(patch, 415);
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
 
     it('should accept JSON with a charset and vendor +json types', async () => {
-      const charset = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json; charset=utf-8',
-        body: '{"name":"Charset"}',
-      });
+      const charset = await t.raw(
+        'post',
+        '/api/demo/marbles',
+        'application/json; charset=utf-8',
+        '{"name":"Charset"}',
+      );
       expectJson(charset, 201);
-      const vendor = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/vnd.api+json',
-        body: '{"name":"Vendor"}',
-      });
+      const vendor = await t.raw(
+        'post',
+        '/api/demo/marbles',
+        'application/vnd.api+json',
+        '{"name":"Vendor"}',
+      );
       expectJson(vendor, 201);
       expect((await t.stored('marbles')).map((r) => r.name)).toEqual([
         'Amber',
@@ -224,12 +196,7 @@ describe('write: bad inputs', () => {
 
     it('should answer 413 to a body over 1 MiB, in JSON and XML', async () => {
       const huge = JSON.stringify({ name: 'Huge', description: 'd'.repeat(1024 * 1024) });
-      const json = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json',
-        body: huge,
-      });
+      const json = await t.raw('post', MARBLES, 'application/json', huge);
       expectError(json, 413, { message: TOO_LARGE });
 
       const xml = await t.request({
@@ -242,14 +209,14 @@ describe('write: bad inputs', () => {
       expectXml(xml, 413);
       expect(xml.text).toBe(xmlMessage(TOO_LARGE));
 
-      const bulk = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json',
-        body: JSON.stringify(
+      const bulk = await t.raw(
+        'post',
+        MARBLES,
+        'application/json',
+        JSON.stringify(
           Array.from({ length: 900 }, (_, i) => ({ name: `${i}`.padStart(1200, 'x') })),
         ),
-      });
+      );
       expectError(bulk, 413, { message: TOO_LARGE });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
@@ -260,26 +227,12 @@ describe('write: bad inputs', () => {
       expect(Buffer.byteLength(exact)).toBe(1024 * 1024);
       const over = head + ' '.repeat(1024 * 1024 - head.length) + '}';
 
-      expectError(
-        await t.request({
-          method: 'post',
-          path: '/api/demo/marbles',
-          type: 'application/json',
-          body: over,
-        }),
-        413,
-        {
-          message: TOO_LARGE,
-        },
-      );
+      expectError(await t.raw('post', MARBLES, 'application/json', over), 413, {
+        message: TOO_LARGE,
+      });
       expect(await t.stored('marbles')).toEqual([AMBER]);
 
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json',
-        body: exact,
-      });
+      const res = await t.raw('post', MARBLES, 'application/json', exact);
       expectJson(res, 201);
       expect(res.body.name).toBe('Near limit');
       expect((await t.stored('marbles')).map((r) => r.name)).toEqual(['Amber', 'Near limit']);

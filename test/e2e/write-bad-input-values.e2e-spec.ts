@@ -24,18 +24,20 @@ const DTD_REFUSED = 'Malformed XML: DTDs are not allowed.';
 
 const AMBER = marbleRow(1, 'Amber');
 
+const MARBLES = '/api/demo/marbles';
+const XML = 'application/xml';
+
 describe('write: bad inputs', () => {
   const t = useApp({ seedEach: { users: USERS, genres: GENRES, marbles: [AMBER] } });
+  const postJson = (body: string) => t.raw('post', MARBLES, 'application/json', body);
 
   describe('errors in the negotiated format', () => {
+    /** `body` of Content-Type `type`, sent by a client that accepts `accept`. */
+    const acceptingXml = (method: Method, path: string, type: string, body: string, accept = XML) =>
+      t.raw(method, path, type, body).set('Accept', accept);
+
     it('should answer malformed JSON in XML when XML is accepted', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        accept: 'application/xml',
-        type: 'application/json',
-        body: '{"name":',
-      });
+      const res = await acceptingXml('post', MARBLES, 'application/json', '{"name":');
       expectXml(res, 400);
       expect(res.text).toBe(xmlMessage(MALFORMED_JSON));
     });
@@ -70,22 +72,17 @@ describe('write: bad inputs', () => {
     });
 
     it('should answer 404, 415 and a DTD refusal in XML when text/xml is accepted', async () => {
-      const missing = await t.request({
-        method: 'patch',
-        path: '/api/demo/marbles/5',
-        accept: 'text/xml',
-        body: { name: 'x' },
-      });
+      const missing = await acceptingXml(
+        'patch',
+        `${MARBLES}/5`,
+        'application/json',
+        '{"name":"x"}',
+        'text/xml',
+      );
       expectXml(missing, 404);
       expect(missing.text).toBe(xmlMessage('Marble 5 not found.'));
 
-      const unsupported = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        accept: 'text/xml',
-        type: 'text/plain',
-        body: 'x',
-      });
+      const unsupported = await acceptingXml('post', MARBLES, 'text/plain', 'x', 'text/xml');
       expectXml(unsupported, 415);
       expect(unsupported.text).toBe(
         xmlDocument(
@@ -93,13 +90,8 @@ describe('write: bad inputs', () => {
         ),
       );
 
-      const dtd = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        accept: 'application/xml',
-        type: 'application/xml',
-        body: '<!DOCTYPE x [<!ENTITY e "e">]><marble><name>&e;</name></marble>',
-      });
+      const doctype = '<!DOCTYPE x [<!ENTITY e "e">]><marble><name>&e;</name></marble>';
+      const dtd = await acceptingXml('post', MARBLES, XML, doctype);
       expectXml(dtd, 400);
       expect(dtd.text).toBe(xmlMessage(DTD_REFUSED));
     });
@@ -130,7 +122,7 @@ describe('write: bad inputs', () => {
       ];
       const answers = [];
       for (const [path, body] of cases) {
-        const res = await t.request({ method: 'post', path, type: 'application/json', body });
+        const res = await t.raw('post', path, 'application/json', body);
         expectNoLeak(res);
         answers.push({
           path,
@@ -149,24 +141,19 @@ describe('write: bad inputs', () => {
           fields: [field],
         })),
       );
-      const update = await t.request({
-        method: 'patch',
-        path: '/api/demo/marbles/1',
-        type: 'application/json',
-        body: '{"name":"\\ud83d"}',
-      });
+      const update = await t.raw(
+        'patch',
+        '/api/demo/marbles/1',
+        'application/json',
+        '{"name":"\\ud83d"}',
+      );
       expectInvalid(update, { name: expect.any(Array) });
       expect(await t.stored('marbles')).toEqual([AMBER]);
       expect(await t.stored('emails')).toEqual([]);
     });
 
     it('should keep a well-formed surrogate pair', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json',
-        body: '{"name":"\\ud83d\\ude00 smile"}',
-      });
+      const res = await postJson('{"name":"\\ud83d\\ude00 smile"}');
       expectJson(res, 201);
       expect(res.body.name).toBe('😀 smile');
       expect((await t.stored('marbles'))[1].name).toBe('😀 smile');
@@ -213,19 +200,14 @@ describe('write: bad inputs', () => {
         });
         expectNoLeak(res);
       }
-      const xml = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/xml',
-        body: '<marble><name>f</name><radius-mm type="integer">99999999999999999999999</radius-mm></marble>',
-      });
+      const xml = await t.raw(
+        'post',
+        MARBLES,
+        XML,
+        '<marble><name>f</name><radius-mm type="integer">99999999999999999999999</radius-mm></marble>',
+      );
       expectInvalid(xml, { radius_mm: [TOO_BIG] });
-      const infinite = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json',
-        body: '{"name":"g","radius_mm":1e400}',
-      });
+      const infinite = await postJson('{"name":"g","radius_mm":1e400}');
       expectInvalid(infinite, { radius_mm: expect.arrayContaining(['Must be an integer.']) });
 
       expectError(await t.http().delete('/api/demo/marbles').send([99999999999]), 400, {
@@ -251,12 +233,7 @@ describe('write: bad inputs', () => {
     });
 
     it('should name __proto__ and constructor as unknown fields and store nothing', async () => {
-      const proto = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/json',
-        body: '{"__proto__": {"name": "Polluted"}, "name": "Proto"}',
-      });
+      const proto = await postJson('{"__proto__": {"name": "Polluted"}, "name": "Proto"}');
       expectInvalid(proto, { ['__proto__']: [UNKNOWN_MARBLE_FIELD] });
       const ctor = await t.http().post('/api/demo/marbles').send({ constructor: 1, name: 'Ctor' });
       expectInvalid(ctor, { constructor: [UNKNOWN_MARBLE_FIELD] });

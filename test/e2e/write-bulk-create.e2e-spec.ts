@@ -22,6 +22,7 @@ import {
   expectJson,
   expectStampedWithin,
   expectXml,
+  bulkDone,
 } from './http';
 
 const BULK_CREATE_SHAPE = 'Bulk create requires an array of objects as input.';
@@ -30,6 +31,10 @@ const MARBLES = [
   marbleRow(1, 'Amber', { user_id: 1, price: '9.23' }),
   marbleRow(2, 'Cobalt', { radius_mm: 8, price: null, is_discounted: true }),
 ];
+
+const RUBY_AND_JADE_XML =
+  '<marbles type="array"><marble><name>Ruby</name><radius-mm type="integer">6</radius-mm></marble>' +
+  '<marble><name>Jade</name><price type="decimal">2.50</price><user-id type="integer">3</user-id></marble></marbles>';
 
 describe('write: bulk create and update_all', () => {
   const t = useApp({
@@ -46,14 +51,13 @@ describe('write: bulk create and update_all', () => {
 
       expectJson(res, 201);
       expect(res.headers.location).toBeUndefined();
-      expect(res.body).toEqual({
-        message: 'Bulk create successful.',
-        records: [
+      expect(res.body).toEqual(
+        bulkDone('create', [
           createdMarble(3, { name: 'Ruby', radius_mm: 4, price: '1.1', user: BOB }),
           createdMarble(4, { name: 'Jade' }),
           createdMarble(5, { name: 'Opal', is_discounted: true }),
-        ],
-      });
+        ]),
+      );
       for (const record of res.body.records) {
         expectStampedWithin(record.created_at, before, after);
         expectStampedWithin(record.updated_at, before, after);
@@ -72,22 +76,14 @@ describe('write: bulk create and update_all', () => {
     });
 
     it('should create marbles from an XML array', async () => {
-      const res = await t.request({
-        method: 'post',
-        path: '/api/demo/marbles',
-        type: 'application/xml',
-        body:
-          '<marbles type="array"><marble><name>Ruby</name><radius-mm type="integer">6</radius-mm></marble>' +
-          '<marble><name>Jade</name><price type="decimal">2.50</price><user-id type="integer">3</user-id></marble></marbles>',
-      });
+      const res = await t.raw('post', '/api/demo/marbles', 'application/xml', RUBY_AND_JADE_XML);
       expectJson(res, 201);
-      expect(res.body).toEqual({
-        message: 'Bulk create successful.',
-        records: [
+      expect(res.body).toEqual(
+        bulkDone('create', [
           createdMarble(3, { name: 'Ruby', radius_mm: 6 }),
           createdMarble(4, { name: 'Jade', price: '2.5', user: CLEO }),
-        ],
-      });
+        ]),
+      );
       expect(
         (await t.stored('marbles')).map((r) => [r.id, r.name, r.radius_mm, r.price, r.user_id]),
       ).toEqual([
@@ -167,13 +163,12 @@ describe('write: bulk create and update_all', () => {
         { email: 'ann.work@example.com', user_id: '1', is_primary: 'false' },
       ]);
       expectJson(res, 201);
-      expect(res.body).toEqual({
-        message: 'Bulk create successful.',
-        records: [
+      expect(res.body).toEqual(
+        bulkDone('create', [
           { id: 3, email: 'cleo@example.com', is_primary: false, user: CLEO },
           { id: 4, email: 'ann.work@example.com', is_primary: false, user: ANN },
-        ],
-      });
+        ]),
+      );
       const after = [
         ...TWO_EMAILS,
         { id: 3, email: 'cleo@example.com', is_primary: false, user_id: 3 },
@@ -202,13 +197,12 @@ describe('write: bulk create and update_all', () => {
         { number: '+1.555.0103', user_id: 1 },
       ]);
       expectJson(res, 201);
-      expect(res.body).toEqual({
-        message: 'Bulk create successful.',
-        records: [
+      expect(res.body).toEqual(
+        bulkDone('create', [
           { id: 3, number: ' (555) 0102 ', user: CLEO },
           { id: 4, number: '+1.555.0103', user: ANN },
-        ],
-      });
+        ]),
+      );
       const after = [
         ...TWO_PHONES,
         { id: 3, number: ' (555) 0102 ', user_id: 3 },

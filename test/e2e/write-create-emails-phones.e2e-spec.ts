@@ -13,6 +13,7 @@ describe('write: create', () => {
 
   describe('emails', () => {
     const PATH = '/api/demo/emails';
+    const postXml = (xml: string) => t.sendRaw('post', PATH, 'application/xml', xml);
 
     it('should create an e-mail from a bare JSON object with 201, the record and Location', async () => {
       const { res } = await t.send('post', PATH, { email: 'ann@example.com', user_id: 1 });
@@ -40,10 +41,7 @@ describe('write: create', () => {
     });
 
     it('should accept bare and wrapped XML bodies', async () => {
-      const bare = await t.sendRaw(
-        'post',
-        PATH,
-        'application/xml',
+      const bare = await postXml(
         '<email><email>cleo@example.net</email><is-primary type="boolean">true</is-primary>' +
           '<user-id type="integer">3</user-id></email>',
       );
@@ -55,10 +53,7 @@ describe('write: create', () => {
         user: CLEO,
       });
 
-      const wrapped = await t.sendRaw(
-        'post',
-        PATH,
-        'application/xml',
+      const wrapped = await postXml(
         '<hash><email><email>cleo.work@example.net</email><user-id>3</user-id></email></hash>',
       );
       expectJson(wrapped.res, 201);
@@ -163,6 +158,7 @@ describe('write: create', () => {
 
   describe('phone numbers', () => {
     const PATH = '/api/demo/phone_numbers';
+    const postXml = (xml: string) => t.sendRaw('post', PATH, 'application/xml', xml);
 
     it('should keep the number exactly as sent', async () => {
       const numbers = [
@@ -191,19 +187,13 @@ describe('write: create', () => {
       expectJson(wrapped.res, 201);
       expect(wrapped.res.body).toEqual({ id: 1, number: '555-0101', user: BOB });
 
-      const bare = await t.sendRaw(
-        'post',
-        PATH,
-        'application/xml',
+      const bare = await postXml(
         '<phone-number><number>(555) 0102</number><user-id type="integer">3</user-id></phone-number>',
       );
       expectJson(bare.res, 201);
       expect(bare.res.body).toEqual({ id: 2, number: '(555) 0102', user: CLEO });
 
-      const hash = await t.sendRaw(
-        'post',
-        PATH,
-        'application/xml',
+      const hash = await postXml(
         '<hash><phone-number><number>555 0103</number><user-id>1</user-id></phone-number></hash>',
       );
       expectJson(hash.res, 201);

@@ -7,11 +7,13 @@ import { useApp } from './harness';
 import { USERS, marbleRow, storedMarble } from './fixtures';
 import { UNKNOWN_MARBLE_FIELD, expectInvalid, expectJson, expectNoLeak, invalid } from './http';
 
+const PATH = '/api/demo/marbles';
+
 describe('write: create', () => {
   const t = useApp({ seedEach: { users: USERS } });
 
   describe('marbles', () => {
-    const PATH = '/api/demo/marbles';
+    const postXml = (xml: string) => t.sendRaw('post', PATH, 'application/xml', xml);
 
     it('should reject an unknown field with 400 naming it and store nothing', async () => {
       const { res } = await t.send('post', PATH, { name: 'Colourful', colour: 'red' });
@@ -20,10 +22,7 @@ describe('write: create', () => {
     });
 
     it('should reject an unknown XML element with 400 naming it', async () => {
-      const { res } = await t.sendRaw(
-        'post',
-        PATH,
-        'application/xml',
+      const { res } = await postXml(
         '<marble><name>Colourful</name><colour-code>red</colour-code></marble>',
       );
       expectInvalid(res, { colour_code: [UNKNOWN_MARBLE_FIELD] });

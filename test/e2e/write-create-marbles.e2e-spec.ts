@@ -8,21 +8,24 @@ import { useApp } from './harness';
 import { ANN, BOB, MARBLE_FIELDS, USERS, createdMarble, marbleRow, storedMarble } from './fixtures';
 import { expectJson, expectLocation, expectStampedWithin, expectXml, xmlDocument } from './http';
 
+const PATH = '/api/demo/marbles';
+
 describe('write: create', () => {
   const t = useApp({ seedEach: { users: USERS } });
 
   describe('marbles', () => {
-    const PATH = '/api/demo/marbles';
+    const postXml = (xml: string, type = 'application/xml') => t.sendRaw('post', PATH, type, xml);
 
     it('should create a marble from a bare JSON object with 201, the record and an absolute Location', async () => {
-      const { res, before, after } = await t.send('post', PATH, {
+      const sent = {
         name: 'Amber Swirl',
         radius_mm: 12,
         price: '9.23',
         is_discounted: true,
         user_id: 1,
         description: 'A warm swirl',
-      });
+      };
+      const { res, before, after } = await t.send('post', PATH, sent);
 
       expectJson(res, 201);
       expectLocation(res, '/api/demo/marbles/1');
@@ -42,16 +45,7 @@ describe('write: create', () => {
       expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(
         Date.parse(res.body.created_at),
       );
-      expect(await t.stored('marbles')).toEqual([
-        storedMarble(res, {
-          name: 'Amber Swirl',
-          radius_mm: 12,
-          price: '9.23',
-          is_discounted: true,
-          user_id: 1,
-          description: 'A warm swirl',
-        }),
-      ]);
+      expect(await t.stored('marbles')).toEqual([storedMarble(res, sent)]);
     });
 
     it('should show the created marble at its Location', async () => {
@@ -78,10 +72,7 @@ describe('write: create', () => {
     });
 
     it('should accept a bare XML body with typed and nil elements', async () => {
-      const { res } = await t.sendRaw(
-        'post',
-        PATH,
-        'application/xml',
+      const { res } = await postXml(
         '<marble><name>x</name><radius-mm type="integer">3</radius-mm><price nil="true"/></marble>',
       );
 
@@ -92,14 +83,12 @@ describe('write: create', () => {
     });
 
     it('should accept an XML body wrapped in <hash><marble>, sent as text/xml', async () => {
-      const { res } = await t.sendRaw(
-        'post',
-        PATH,
-        'text/xml',
+      const { res } = await postXml(
         '<?xml version="1.0" encoding="UTF-8"?>\n<hash><marble><name>Big &amp; &lt;bold&gt;</name>' +
           '<radius-mm type="integer">25</radius-mm><price type="decimal">4000.50</price>' +
           '<is-discounted type="boolean">true</is-discounted><user-id type="integer">2</user-id>' +
           '<description>Tiger "eye"</description></marble></hash>',
+        'text/xml',
       );
 
       expectJson(res, 201);
@@ -211,10 +200,7 @@ describe('write: create', () => {
     });
 
     it('should accept an untyped XML boolean spelled 1', async () => {
-      const { res } = await t.sendRaw(
-        'post',
-        PATH,
-        'application/xml',
+      const { res } = await postXml(
         '<marble><name>One</name><is-discounted>1</is-discounted></marble>',
       );
       expectJson(res, 201);

@@ -18,6 +18,7 @@ describe('write: create', () => {
 
   describe('movies', () => {
     const PATH = '/api/plain/movies';
+    const postXml = (xml: string) => t.sendRaw('post', PATH, 'application/xml', xml);
 
     function storedMovie(res: { body: Record<string, unknown> }, row: Record<string, unknown>) {
       return {
@@ -88,10 +89,7 @@ describe('write: create', () => {
         users: [],
       });
 
-      const xml = await t.sendRaw(
-        'post',
-        PATH,
-        'application/xml',
+      const xml = await postXml(
         '<movie><name>Midnight Harbor</name><price type="decimal">999999.99</price>' +
           '<main-genre-id type="integer">1</main-genre-id>' +
           '<genre-ids type="array"><genre-id type="integer">1</genre-id><genre-id type="integer">2</genre-id></genre-ids>' +

@@ -17,7 +17,7 @@ import {
   setBillingEmail,
   movieLinks,
 } from './fixtures';
-import { expectError, expectJson, expectNotFound, expectXml } from './http';
+import { expectError, expectJson, expectNotFound, expectXml, bulkDone } from './http';
 
 const BULK_DESTROY_SHAPE = 'Bulk destroy requires an array of primary keys as input.';
 
@@ -142,10 +142,7 @@ describe('write: destroy', () => {
       const { res } = await t.send('delete', '/api/demo/marbles', [2, 1]);
       expectJson(res, 200);
       // In the order of the request.
-      expect(res.body).toEqual({
-        message: 'Bulk destroy successful.',
-        records: [MARBLE_2, MARBLE_1],
-      });
+      expect(res.body).toEqual(bulkDone('destroy', [MARBLE_2, MARBLE_1]));
       expect(await t.stored('marbles')).toEqual([{ ...MARBLE_ROWS[2], is_discounted: false }]);
     });
 
@@ -177,10 +174,7 @@ describe('write: destroy', () => {
         body: '<ids type="array"><id type="integer">1</id><id type="integer">2</id></ids>',
       });
       expectJson(res, 200);
-      expect(res.body).toEqual({
-        message: 'Bulk destroy successful.',
-        records: [MARBLE_1, MARBLE_2],
-      });
+      expect(res.body).toEqual(bulkDone('destroy', [MARBLE_1, MARBLE_2]));
       expect((await t.stored('marbles')).map((r) => r.id)).toEqual([3]);
     });
 
@@ -222,13 +216,12 @@ describe('write: destroy', () => {
     it('should delete listed e-mails and answer them', async () => {
       const { res } = await t.send('delete', '/api/demo/emails', [1, 3]);
       expectJson(res, 200);
-      expect(res.body).toEqual({
-        message: 'Bulk destroy successful.',
-        records: [
+      expect(res.body).toEqual(
+        bulkDone('destroy', [
           { id: 1, email: 'ann@example.com', is_primary: true, user: ANN },
           { id: 3, email: 'bob@example.com', is_primary: true, user: BOB },
-        ],
-      });
+        ]),
+      );
       expect(await t.stored('emails')).toEqual([EMAIL_ROWS[1]]);
     });
 
@@ -244,10 +237,7 @@ describe('write: destroy', () => {
     it('should delete listed phone numbers and refuse a non-array', async () => {
       const { res } = await t.send('delete', '/api/demo/phone_numbers', [2]);
       expectJson(res, 200);
-      expect(res.body).toEqual({
-        message: 'Bulk destroy successful.',
-        records: [{ id: 2, number: '(555) 0101', user: BOB }],
-      });
+      expect(res.body).toEqual(bulkDone('destroy', [{ id: 2, number: '(555) 0101', user: BOB }]));
       expect(await t.stored('phone_numbers')).toEqual([PHONE_ROWS[0], PHONE_ROWS[2]]);
 
       const { res: bad } = await t.send('delete', '/api/demo/phone_numbers', { id: 1 });

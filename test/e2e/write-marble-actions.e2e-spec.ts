@@ -245,14 +245,12 @@ describe('write: marble actions and concurrency', () => {
 
   describe('concurrent creates', () => {
     it('should answer exactly one 201 and nine 400 for 10 concurrent creates of one name', async () => {
+      const bodies = Array.from({ length: 10 }, (_, i) => ({
+        name: 'Contested',
+        radius_mm: i + 1,
+      }));
       const responses = await Promise.all(
-        Array.from({ length: 10 }, (_, i) =>
-          t.request({
-            method: 'post',
-            path: '/api/demo/marbles',
-            body: { name: 'Contested', radius_mm: i + 1 },
-          }),
-        ),
+        bodies.map((body) => t.request({ method: 'post', path: '/api/demo/marbles', body })),
       );
       const statuses = responses.map((r) => r.status).sort();
       expect(statuses).toEqual([201, 400, 400, 400, 400, 400, 400, 400, 400, 400]);

@@ -21,17 +21,10 @@ describe('write: update', () => {
           email: 'robert@example.com',
           user_id: '3',
         });
+        const robert = { id: 2, email: 'robert@example.com', is_primary: false };
         expectJson(res, 200);
-        expect(res.body).toEqual({
-          id: 2,
-          email: 'robert@example.com',
-          is_primary: false,
-          user: CLEO,
-        });
-        expect(await t.stored('emails')).toEqual([
-          { id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 },
-          { id: 2, email: 'robert@example.com', is_primary: false, user_id: 3 },
-        ]);
+        expect(res.body).toEqual({ ...robert, user: CLEO });
+        expect(await t.stored('emails')).toEqual([TWO_EMAILS[0], { ...robert, user_id: 3 }]);
       });
     }
 

@@ -26,6 +26,23 @@ import { expectInvalid, expectJson, expectNotFound, expectStampedWithin } from '
 const METHODS = ['put', 'patch'] as const;
 const VOYAGE = movieRow(1, 'Voyage', { main_genre_id: 1 });
 
+/** A movie's JSON without a main genre, which the API then leaves out. */
+function withoutMainGenre({ main_genre: _omitted, ...movie }: Record<string, unknown>) {
+  return movie;
+}
+
+/** Movie 1 as the API answers an update that changed nothing but `updated_at`. */
+const VOYAGE_JSON = {
+  id: 1,
+  created_at: T1_ISO,
+  name: 'Voyage',
+  price: '12.0',
+  updated_at: expect.any(String),
+  main_genre: ACTION,
+  genres: [ACTION, DRAMA],
+  users: [ANN],
+};
+
 describe('write: update', () => {
   const t = useApp({
     seedEach: {
@@ -48,16 +65,7 @@ describe('write: update', () => {
         });
 
         expectJson(res, 200);
-        expect(res.body).toEqual({
-          id: 1,
-          created_at: T1_ISO,
-          name: 'Voyage',
-          price: '12.0',
-          updated_at: expect.any(String),
-          main_genre: ACTION,
-          genres: [COMEDY],
-          users: [BOB, CLEO],
-        });
+        expect(res.body).toEqual({ ...VOYAGE_JSON, genres: [COMEDY], users: [BOB, CLEO] });
         expectStampedWithin(res.body.updated_at, before, after);
         expect(await t.links('genres_movies')).toEqual([[1, 3]]);
         expect(await t.links('movies_users')).toEqual([
@@ -81,16 +89,7 @@ describe('write: update', () => {
     it('should keep the relations when genre_ids and user_ids are not sent', async () => {
       const { res } = await t.send('patch', `${PATH}/1`, { name: 'Voyage Home', price: '15.25' });
       expectJson(res, 200);
-      expect(res.body).toEqual({
-        id: 1,
-        created_at: T1_ISO,
-        name: 'Voyage Home',
-        price: '15.25',
-        updated_at: expect.any(String),
-        main_genre: ACTION,
-        genres: [ACTION, DRAMA],
-        users: [ANN],
-      });
+      expect(res.body).toEqual({ ...VOYAGE_JSON, name: 'Voyage Home', price: '15.25' });
       expect(await t.links('genres_movies')).toEqual([
         [1, 1],
         [1, 2],
@@ -105,15 +104,7 @@ describe('write: update', () => {
         main_genre_id: null,
       });
       expectJson(res, 200);
-      expect(res.body).toEqual({
-        id: 1,
-        created_at: T1_ISO,
-        name: 'Voyage',
-        price: '12.0',
-        updated_at: expect.any(String),
-        genres: [],
-        users: [],
-      });
+      expect(res.body).toEqual(withoutMainGenre({ ...VOYAGE_JSON, genres: [], users: [] }));
       expect(await t.links('genres_movies')).toEqual([]);
       expect(await t.links('movies_users')).toEqual([]);
       expect((await t.stored('movies'))[0]).toEqual({

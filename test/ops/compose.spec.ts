@@ -6,8 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ENVIRONMENT_VARIABLES, loadConfig } from '../../src/config/configuration';
-import { ROOT } from './process';
+import { ENVIRONMENT_VARIABLES, loadConfig } from '../sources';
+import { PROCESS_TIMEOUT, ROOT } from './process';
+
+// The docker-compose check may take its time where the tool is installed.
+jest.setTimeout(PROCESS_TIMEOUT);
 
 interface Service {
   image?: string;

@@ -4,9 +4,21 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, freePort, scratchDir, sqliteUrl, startServer } from './process';
+import { cleanup, freePort, PROCESS_TIMEOUT, scratchDir, sqliteUrl, startServer } from './process';
+
+// Every test and hook here starts a server: none may fail on Jest's default of 5 s.
+jest.setTimeout(PROCESS_TIMEOUT);
 
 afterAll(cleanup);
+
+/** Starts the server with `env`: it must stop with exit code 1 and one line on stderr, returned. */
+async function refusedWith(env: Record<string, string>): Promise<string> {
+  const server = await startServer(env);
+  const exit = await server.waitExit(20_000);
+  expect(exit.code).toBe(1);
+  expect(server.stderr).toHaveLength(1);
+  return server.stderr[0];
+}
 
 describe('invalid configuration', () => {
   it.each([
@@ -43,38 +55,29 @@ describe('invalid configuration', () => {
   );
 
   it('should name every invalid variable on the one line', async () => {
-    const server = await startServer({
+    const line = await refusedWith({
       PORT: 'abc',
       LOG_LEVEL: 'loud',
       DATABASE_URL: 'postgres://x/y',
     });
-    const exit = await server.waitExit(20_000);
-    expect(exit.code).toBe(1);
-    expect(server.stderr).toHaveLength(1);
-    expect(server.stderr[0]).toContain('PORT must be a port number (1-65535), got "abc"');
-    expect(server.stderr[0]).toContain('LOG_LEVEL must be one of');
-    expect(server.stderr[0]).toContain('DATABASE_URL has unsupported scheme "postgres:"');
+    expect(line).toContain('PORT must be a port number (1-65535), got "abc"');
+    expect(line).toContain('LOG_LEVEL must be one of');
+    expect(line).toContain('DATABASE_URL has unsupported scheme "postgres:"');
   });
 
   it('should not print a database password in the error line', async () => {
-    const server = await startServer({ DATABASE_URL: 'mysql://app:s3cr3t-pw@db:notaport/records' });
-    const exit = await server.waitExit(20_000);
-    expect(exit.code).toBe(1);
-    expect(server.stderr).toHaveLength(1);
-    expect(server.stderr[0]).toMatch(/^Invalid configuration: DATABASE_URL /);
-    expect(server.stderr[0]).not.toContain('s3cr3t-pw');
+    const line = await refusedWith({ DATABASE_URL: 'mysql://app:s3cr3t-pw@db:notaport/records' });
+    expect(line).toMatch(/^Invalid configuration: DATABASE_URL /);
+    expect(line).not.toContain('s3cr3t-pw');
   });
 
   it('should not print the API token it rejects', async () => {
-    const server = await startServer({
+    const line = await refusedWith({
       DATABASE_URL: sqliteUrl(),
       API_TOKEN: 'tok with spaces 0123456789',
     });
-    const exit = await server.waitExit(20_000);
-    expect(exit.code).toBe(1);
-    expect(server.stderr).toHaveLength(1);
-    expect(server.stderr[0]).toMatch(/^Invalid configuration: API_TOKEN /);
-    expect(server.stderr[0]).not.toContain('tok with spaces');
+    expect(line).toMatch(/^Invalid configuration: API_TOKEN /);
+    expect(line).not.toContain('tok with spaces');
   });
 
   it('should read .env from the working directory and judge its values the same way', async () => {

@@ -2,7 +2,17 @@
  * Logs of the compiled server: JSON lines on stdout, one access line per request carrying the
  * request id that the response echoes, and LOG_LEVEL filtering.
  */
-import { cleanup, LogEntry, ServerProcess, sqliteUrl, startServer } from './process';
+import {
+  cleanup,
+  LogEntry,
+  PROCESS_TIMEOUT,
+  ServerProcess,
+  sqliteUrl,
+  startServer,
+} from './process';
+
+// Every test and hook here starts a server: none may fail on Jest's default of 5 s.
+jest.setTimeout(PROCESS_TIMEOUT);
 
 afterAll(cleanup);
 
@@ -39,7 +49,7 @@ describe('logs with default settings', () => {
     expect(typeof line.time).toBe('number');
     expect(line.msg).toBe('GET /api/demo/emails/ping 200');
     // Exactly one line for that request.
-    await new Promise((r) => setTimeout(r, 200));
+    await server.logsSettled();
     expect(server.jsonLines().filter((e) => e.req?.id === id)).toHaveLength(1);
   });
 
@@ -125,8 +135,8 @@ describe('logs with LOG_LEVEL=warn', () => {
     expect(line.req).toEqual({ id: 'warn-404', method: 'GET', path: '/api/demo/nowhere' });
     expect(line.res).toEqual({ status: 404 });
     expect(line.level).toBe(40);
-    // The 200 finished before the 404 was sent; its line would be there by now.
-    await new Promise((r) => setTimeout(r, 200));
+    // The 200 finished before the 404 was sent; once later lines are written, its line would be too.
+    await server.logsSettled();
     const lines = server.jsonLines();
     expect(lines.filter((e) => e.req?.id === 'warn-200')).toEqual([]);
     expect(lines.filter(accessLine('/api/demo/emails/ping'))).toEqual([]);
@@ -151,11 +161,7 @@ describe('logs with LOG_FORMAT=pretty', () => {
       headers: { 'X-Request-Id': 'pretty-1' },
     });
     expect(res.status).toBe(200);
-    const deadline = Date.now() + 5000;
-    while (!server.stdout.some((l) => l.includes('pretty-1')) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const line = server.stdout.find((l) => l.includes('pretty-1'));
+    const line = await server.waitForLine((l) => l.includes('pretty-1'));
     expect(line).toBeDefined();
     expect(line).toContain('GET /api/demo/emails/ping 200');
     expect(() => JSON.parse(line!)).toThrow();

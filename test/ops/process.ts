@@ -10,6 +10,27 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(__dirname, '../..');
+
+/**
+ * The Jest timeout of every test and hook that starts a server: generous, so that a loaded
+ * machine slows a suite down instead of failing it. The waits inside (for a log line, for
+ * readiness, for an exit) have timeouts of their own, shorter than this.
+ */
+export const PROCESS_TIMEOUT = 120_000;
+
+/** Polls `condition` every `everyMs` until it holds; fails naming `what` after `timeoutMs`. */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+  everyMs = 50,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
 export const MAIN = join(ROOT, 'dist', 'main.js');
 
 export function assertBuilt(): void {
@@ -110,16 +131,33 @@ export class ServerProcess {
 
   /** Waits for a stdout line that is JSON and satisfies `test`. */
   async waitForLog(test: (entry: LogEntry) => boolean, timeoutMs = 10_000): Promise<LogEntry> {
+    const line = await this.waitForLine((text) => {
+      try {
+        return test(JSON.parse(text) as LogEntry);
+      } catch {
+        return false; // not JSON: not what we wait for
+      }
+    }, timeoutMs);
+    return JSON.parse(line) as LogEntry;
+  }
+
+  /**
+   * Sends a request that is logged at any level up to warn (a 404) and waits for its line: the
+   * lines of every request answered before it have been written by then.
+   */
+  async logsSettled(): Promise<void> {
+    const id = `settled-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const res = await fetch(this.url('/ops-settled'), { headers: { 'X-Request-Id': id } });
+    await res.arrayBuffer();
+    await this.waitForLine((line) => line.includes(id));
+  }
+
+  /** Waits for a stdout line that satisfies `test`, and returns it. */
+  async waitForLine(test: (line: string) => boolean, timeoutMs = 10_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      for (const line of this.stdout) {
-        try {
-          const entry = JSON.parse(line) as LogEntry;
-          if (test(entry)) return entry;
-        } catch {
-          // not JSON: not what we wait for
-        }
-      }
+      const line = this.stdout.find(test);
+      if (line !== undefined) return line;
       if (this.exit)
         throw new Error(
           `server exited (${JSON.stringify(this.exit)}) before the log line came\n${this.dump()}`,

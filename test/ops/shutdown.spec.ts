@@ -1,33 +1,57 @@
 /**
  * Graceful shutdown of the compiled server: on SIGTERM it stops accepting connections, lets the
  * requests in flight finish, and exits 0; after SHUTDOWN_TIMEOUT seconds it gives up and exits 1.
+ *
+ * Each step waits for what it needs (the server has the request, the signal is logged, the port
+ * refuses) rather than for a fixed time; only the check that the server keeps waiting for a
+ * request in flight has to let a little time pass.
  */
 import { ClientRequest, IncomingMessage, request } from 'node:http';
 import { connect } from 'node:net';
-import { cleanup, ServerProcess, sqliteUrl, startServer } from './process';
+import {
+  cleanup,
+  PROCESS_TIMEOUT,
+  ServerProcess,
+  sqliteUrl,
+  startServer,
+  waitFor,
+} from './process';
+
+// Every test and hook here starts a server: none may fail on Jest's default of 5 s.
+jest.setTimeout(PROCESS_TIMEOUT);
 
 afterAll(cleanup);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SIGTERM_LOGGED = 'SIGTERM: finishing in-flight requests';
 
 interface Answer {
   status: number;
   body: string;
 }
 
-/** A POST whose chunked body is sent in parts, under the test's control. */
+/**
+ * A POST whose chunked body is sent in parts, under the test's control. `received` settles once
+ * the server has the request in hand: it asks for `Expect: 100-continue`, which the server grants
+ * as it starts handling the request.
+ */
 function chunkedPost(
   server: ServerProcess,
   path: string,
-): { req: ClientRequest; answer: Promise<Answer> } {
+): { req: ClientRequest; answer: Promise<Answer>; received: Promise<void> } {
   const req = request({
     host: '127.0.0.1',
     port: server.port,
     path,
     method: 'POST',
     agent: false,
-    headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+    headers: {
+      'Content-Type': 'application/json',
+      'Transfer-Encoding': 'chunked',
+      Expect: '100-continue',
+    },
   });
+  const received = new Promise<void>((resolve) => req.once('continue', () => resolve()));
   const answer = new Promise<Answer>((resolve, reject) => {
     req.on('response', (res: IncomingMessage) => {
       let body = '';
@@ -39,7 +63,14 @@ function chunkedPost(
     req.on('error', reject);
   });
   req.flushHeaders();
-  return { req, answer };
+  return { req, answer, received };
+}
+
+/** Starts a server on a new SQLite file and waits until it is ready. */
+async function readyServer(env: Record<string, string>): Promise<ServerProcess> {
+  const server = await startServer({ DATABASE_URL: sqliteUrl(), ...env });
+  await server.waitReady();
+  return server;
 }
 
 /** Tries a new TCP connection: 'refused', or 'accepted'. */
@@ -63,25 +94,24 @@ function tryConnect(port: number): Promise<string> {
 
 describe('graceful shutdown', () => {
   it('should finish a request in flight at SIGTERM with 201, refuse new connections, and exit 0 in time', async () => {
-    const server = await startServer({ DATABASE_URL: sqliteUrl(), SHUTDOWN_TIMEOUT: '5' });
-    await server.waitReady();
+    const server = await readyServer({ SHUTDOWN_TIMEOUT: '5' });
 
-    const { req, answer } = chunkedPost(server, '/api/demo/phone_numbers');
+    const { req, answer, received } = chunkedPost(server, '/api/demo/phone_numbers');
     req.write('{"number": "+1 555 0100 ops-shutdown",');
-    await sleep(300);
+    await received;
 
     server.child.kill('SIGTERM');
     const signalled = Date.now();
-    await server.waitForLog((e) => e.msg === 'SIGTERM: finishing in-flight requests', 3000);
-    // The listener closes right after the log line; allow a loaded machine up to 2 s for that.
+    await server.waitForLog((e) => e.msg === SIGTERM_LOGGED);
+    // The listener closes right after the log line.
     let attempt = await tryConnect(server.port);
-    for (const until = Date.now() + 2000; attempt !== 'refused' && Date.now() < until;) {
-      await sleep(50);
-      attempt = await tryConnect(server.port);
-    }
+    const refused = async () =>
+      attempt === 'refused' || (attempt = await tryConnect(server.port)) === 'refused';
+    await waitFor(refused, 'the port to refuse connections').catch(() => undefined);
     expect(attempt).toBe('refused');
+    // Nothing may happen for a while: the server keeps waiting for the request in flight.
     await sleep(300);
-    expect(server.exit).toBeUndefined(); // still waiting for the request in flight
+    expect(server.exit).toBeUndefined();
     expect(await tryConnect(server.port)).toBe('refused');
 
     req.end(' "user_id": 1}');
@@ -107,11 +137,11 @@ describe('graceful shutdown', () => {
     const database = sqliteUrl();
     const first = await startServer({ DATABASE_URL: database, SHUTDOWN_TIMEOUT: '5' });
     await first.waitReady();
-    const { req, answer } = chunkedPost(first, '/api/demo/phone_numbers');
+    const { req, answer, received } = chunkedPost(first, '/api/demo/phone_numbers');
     req.write('{"number": "ops-saved-on-shutdown",');
-    await sleep(200);
+    await received;
     first.child.kill('SIGTERM');
-    await sleep(300);
+    await first.waitForLog((e) => e.msg === SIGTERM_LOGGED);
     req.end('"user_id": 2}');
     expect((await answer).status).toBe(201);
     expect((await first.waitExit(10_000)).code).toBe(0);
@@ -126,12 +156,7 @@ describe('graceful shutdown', () => {
   });
 
   it('should exit 0 at once on SIGTERM when idle, even with an idle keep-alive connection open', async () => {
-    const server = await startServer({
-      DATABASE_URL: sqliteUrl(),
-      DEMO_DATA: 'false',
-      SHUTDOWN_TIMEOUT: '10',
-    });
-    await server.waitReady();
+    const server = await readyServer({ DEMO_DATA: 'false', SHUTDOWN_TIMEOUT: '10' });
     // fetch keeps its connection alive for reuse: an idle socket that must not hold up the exit.
     const res = await fetch(server.url('/api/demo/emails/ping'));
     expect(res.status).toBe(200);
@@ -145,8 +170,7 @@ describe('graceful shutdown', () => {
   });
 
   it('should shut down the same way on SIGINT', async () => {
-    const server = await startServer({ DATABASE_URL: sqliteUrl(), DEMO_DATA: 'false' });
-    await server.waitReady();
+    const server = await readyServer({ DEMO_DATA: 'false' });
     server.child.kill('SIGINT');
     const exit = await server.waitExit(15_000);
     expect(exit).toMatchObject({ code: 0, signal: null });
@@ -156,16 +180,11 @@ describe('graceful shutdown', () => {
   });
 
   it('should give up and exit 1 after SHUTDOWN_TIMEOUT=1 when a request never finishes', async () => {
-    const server = await startServer({
-      DATABASE_URL: sqliteUrl(),
-      DEMO_DATA: 'false',
-      SHUTDOWN_TIMEOUT: '1',
-    });
-    await server.waitReady();
-    const { req, answer } = chunkedPost(server, '/api/demo/phone_numbers');
+    const server = await readyServer({ DEMO_DATA: 'false', SHUTDOWN_TIMEOUT: '1' });
+    const { req, answer, received } = chunkedPost(server, '/api/demo/phone_numbers');
     answer.catch(() => undefined);
     req.write('{"number": "never finished",');
-    await sleep(300);
+    await received;
 
     const signalled = Date.now();
     server.child.kill('SIGTERM');

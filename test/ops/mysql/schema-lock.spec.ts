@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import { cleanup, ServerProcess, startServer } from '../process';
+import { cleanup, PROCESS_TIMEOUT, ServerProcess, startServer } from '../process';
 
 const serverUrl = process.env.OPS_MYSQL_URL;
 if (!serverUrl) {
@@ -16,6 +16,9 @@ if (!serverUrl) {
     'OPS_MYSQL_URL is not set: this suite needs a MySQL server (e.g. mysql://root@127.0.0.1:3306).',
   );
 }
+
+// Every test and hook here starts servers or waits on them: none may fail on Jest's 5 s default.
+jest.setTimeout(PROCESS_TIMEOUT);
 
 const TABLES = [
   'emails',
@@ -66,7 +69,7 @@ describe('schema lock (MySQL)', () => {
   it('should bring two processes started at the same moment on a new database to ready', async () => {
     const env = { DATABASE_URL: databaseUrl, DEMO_DATA: 'true', LOG_LEVEL: 'info' };
     servers.push(...(await Promise.all([startServer(env), startServer(env)])));
-    await Promise.all(servers.map((s) => s.waitReady('/health/ready', 120_000)));
+    await Promise.all(servers.map((s) => s.waitReady('/health/ready', 90_000)));
     for (const server of servers) {
       const res = await fetch(server.url('/api/demo/marbles?page_size=1'));
       expect(res.status).toBe(200);

@@ -6,6 +6,9 @@ import {
   PaginatorOptions,
 } from '../../../../src/rest/core/paginator';
 
+/** The request for page `page` of `pageSize` records (30, the demo page size, if not given). */
+const paged = (page: number, pageSize = 30): PageRequest => ({ all: false, page, pageSize });
+
 const paginator = (options: Partial<PaginatorOptions> = {}) =>
   new Paginator({ ...DEFAULT_PAGINATOR_OPTIONS, ...options });
 
@@ -34,101 +37,69 @@ describe('DEFAULT_PAGINATOR_OPTIONS', () => {
 describe('Paginator.request', () => {
   describe('page', () => {
     it('should serve page 1 when page is absent', () => {
-      expect(paginator().request({})).toStrictEqual({ all: false, page: 1, pageSize: 20 });
+      expect(paginator().request({})).toStrictEqual(paged(1, 20));
     });
 
     it.each(['abc', '', '0', '-1', '-5', 'NaN', 'Infinity', '00'])(
       'should serve page 1 when page is %j',
       (page) => {
-        expect(paginator().request({ page })).toStrictEqual({ all: false, page: 1, pageSize: 20 });
+        expect(paginator().request({ page })).toStrictEqual(paged(1, 20));
       },
     );
 
     it('should serve the requested page', () => {
-      expect(demo.request({ page: '3' })).toStrictEqual({ all: false, page: 3, pageSize: 30 });
+      expect(demo.request({ page: '3' })).toStrictEqual(paged(3, 30));
     });
 
     it('should pass a page past the end through, to be answered with an empty page', () => {
-      expect(demo.request({ page: '999' })).toStrictEqual({ all: false, page: 999, pageSize: 30 });
+      expect(demo.request({ page: '999' })).toStrictEqual(paged(999, 30));
     });
 
     it('should take a page number above 10^12 as 10^12: past the end, not page 1', () => {
-      expect(demo.request({ page: '10000000000000' })).toStrictEqual({
-        all: false,
-        page: 1e12,
-        pageSize: 30,
-      });
-      expect(demo.request({ page: '9'.repeat(400) })).toStrictEqual({
-        all: false,
-        page: 1e12,
-        pageSize: 30,
-      });
+      expect(demo.request({ page: '10000000000000' })).toStrictEqual(paged(1e12, 30));
+      expect(demo.request({ page: '9'.repeat(400) })).toStrictEqual(paged(1e12, 30));
     });
 
     it('should use the last of repeated page parameters', () => {
-      expect(demo.request({ page: ['2', '4'] })).toStrictEqual({
-        all: false,
-        page: 4,
-        pageSize: 30,
-      });
+      expect(demo.request({ page: ['2', '4'] })).toStrictEqual(paged(4, 30));
     });
 
     it('should read the page from a custom page query parameter only', () => {
       const p = paginator({ pageQueryParam: 'p' });
-      expect(p.request({ p: '3' })).toStrictEqual({ all: false, page: 3, pageSize: 20 });
-      expect(p.request({ page: '3' })).toStrictEqual({ all: false, page: 1, pageSize: 20 });
+      expect(p.request({ p: '3' })).toStrictEqual(paged(3, 20));
+      expect(p.request({ page: '3' })).toStrictEqual(paged(1, 20));
     });
   });
 
   describe('page_size', () => {
     it('should use the configured page size when page_size is absent', () => {
-      expect(demo.request({ page: '2' })).toStrictEqual({ all: false, page: 2, pageSize: 30 });
+      expect(demo.request({ page: '2' })).toStrictEqual(paged(2, 30));
     });
 
     it('should use a client page size under the cap', () => {
-      expect(demo.request({ page_size: '10' })).toStrictEqual({
-        all: false,
-        page: 1,
-        pageSize: 10,
-      });
+      expect(demo.request({ page_size: '10' })).toStrictEqual(paged(1, 10));
     });
 
     it('should accept a client page size equal to the cap', () => {
-      expect(demo.request({ page_size: '40' })).toStrictEqual({
-        all: false,
-        page: 1,
-        pageSize: 40,
-      });
+      expect(demo.request({ page_size: '40' })).toStrictEqual(paged(1, 40));
     });
 
     it.each(['41', '1000', '999999999999', '10000000000000'])(
       'should clamp page_size=%s to max_page_size',
       (size) => {
-        expect(demo.request({ page_size: size })).toStrictEqual({
-          all: false,
-          page: 1,
-          pageSize: 40,
-        });
+        expect(demo.request({ page_size: size })).toStrictEqual(paged(1, 40));
       },
     );
 
     it.each(['-1', '-50', 'abc', '', '1.5', 'NaN'])(
       'should fall back to the configured page size when page_size is %j',
       (size) => {
-        expect(demo.request({ page_size: size })).toStrictEqual({
-          all: false,
-          page: 1,
-          pageSize: 30,
-        });
+        expect(demo.request({ page_size: size })).toStrictEqual(paged(1, 30));
       },
     );
 
     it('should keep paginating on page_size=0 while a cap exists', () => {
-      expect(demo.request({ page_size: '0', page: '2' })).toStrictEqual({
-        all: false,
-        page: 2,
-        pageSize: 30,
-      });
+      expect(demo.request({ page_size: '0', page: '2' })).toStrictEqual(paged(2, 30));
     });
 
     it('should return the whole set on page_size=0 when max_page_size is null', () => {
@@ -140,43 +111,35 @@ describe('Paginator.request', () => {
     });
 
     it('should accept any client page size when max_page_size is null', () => {
-      expect(paginator({ maxPageSize: null }).request({ page_size: '1000' })).toStrictEqual({
-        all: false,
-        page: 1,
-        pageSize: 1000,
-      });
+      expect(paginator({ maxPageSize: null }).request({ page_size: '1000' })).toStrictEqual(
+        paged(1, 1000),
+      );
     });
 
     it('should fall back to the configured size for a negative page_size without a cap', () => {
-      expect(paginator({ maxPageSize: null }).request({ page_size: '-1' })).toStrictEqual({
-        all: false,
-        page: 1,
-        pageSize: 20,
-      });
+      expect(paginator({ maxPageSize: null }).request({ page_size: '-1' })).toStrictEqual(
+        paged(1, 20),
+      );
     });
 
     it('should ignore page_size when page_size_query_param is null', () => {
       const p = paginator({ pageSizeQueryParam: null });
-      expect(p.request({ page_size: '10' })).toStrictEqual({ all: false, page: 1, pageSize: 20 });
+      expect(p.request({ page_size: '10' })).toStrictEqual(paged(1, 20));
     });
 
     it('should not return the whole set on page_size=0 when page_size_query_param is null', () => {
       const p = paginator({ pageSizeQueryParam: null, maxPageSize: null });
-      expect(p.request({ page_size: '0' })).toStrictEqual({ all: false, page: 1, pageSize: 20 });
+      expect(p.request({ page_size: '0' })).toStrictEqual(paged(1, 20));
     });
 
     it('should read the page size from a custom page size query parameter only', () => {
       const p = paginator({ pageSizeQueryParam: 'per_page' });
-      expect(p.request({ per_page: '5' })).toStrictEqual({ all: false, page: 1, pageSize: 5 });
-      expect(p.request({ page_size: '5' })).toStrictEqual({ all: false, page: 1, pageSize: 20 });
+      expect(p.request({ per_page: '5' })).toStrictEqual(paged(1, 5));
+      expect(p.request({ page_size: '5' })).toStrictEqual(paged(1, 20));
     });
 
     it('should use the last of repeated page_size parameters', () => {
-      expect(demo.request({ page_size: ['5', '7'] })).toStrictEqual({
-        all: false,
-        page: 1,
-        pageSize: 7,
-      });
+      expect(demo.request({ page_size: ['5', '7'] })).toStrictEqual(paged(1, 7));
     });
   });
 
@@ -187,20 +150,21 @@ describe('Paginator.request', () => {
 
 describe('Paginator.window', () => {
   it('should fetch exactly one page when the total is counted', () => {
-    expect(demo.window({ all: false, page: 3, pageSize: 30 })).toStrictEqual({
+    expect(demo.window(paged(3, 30))).toStrictEqual({
       limit: 30,
       offset: 60,
     });
   });
 
   it('should fetch one extra row when the total is not counted', () => {
-    expect(
-      paginator({ pageTotalCount: false }).window({ all: false, page: 3, pageSize: 30 }),
-    ).toStrictEqual({ limit: 31, offset: 60 });
+    expect(paginator({ pageTotalCount: false }).window(paged(3, 30))).toStrictEqual({
+      limit: 31,
+      offset: 60,
+    });
   });
 
   it('should start the first page at offset 0', () => {
-    expect(demo.window({ all: false, page: 1, pageSize: 30 })).toStrictEqual({
+    expect(demo.window(paged(1, 30))).toStrictEqual({
       limit: 30,
       offset: 0,
     });
@@ -209,7 +173,7 @@ describe('Paginator.window', () => {
   it('should keep the offset a safe integer however far past the end the page is', () => {
     const uncapped = paginator({ maxPageSize: null });
     const request = uncapped.request({ page: '9'.repeat(30), page_size: '9'.repeat(30) });
-    expect(request).toStrictEqual({ all: false, page: 1e12, pageSize: 1e12 });
+    expect(request).toStrictEqual(paged(1e12, 1e12));
     expect(uncapped.window(request)).toStrictEqual({
       limit: 1e12,
       offset: Number.MAX_SAFE_INTEGER,
@@ -237,39 +201,37 @@ describe('Paginator.countsTotal', () => {
 });
 
 describe('Paginator.page', () => {
-  const request = (page: number, pageSize = 30): PageRequest => ({ all: false, page, pageSize });
-
   it('should describe a first page with a following page', () => {
     const records = rows(1, 30);
-    expect(demo.page(request(1), records, 75)).toStrictEqual(
+    expect(demo.page(paged(1), records, 75)).toStrictEqual(
       new Page(records, 1, 30, 75, true, 'page'),
     );
   });
 
   it('should have no following page on the last page', () => {
     const records = rows(61, 75);
-    expect(demo.page(request(3), records, 75)).toStrictEqual(
+    expect(demo.page(paged(3), records, 75)).toStrictEqual(
       new Page(records, 3, 30, 75, false, 'page'),
     );
   });
 
   it('should have no following page when the count ends exactly on the page', () => {
-    expect((demo.page(request(2), rows(31, 60), 60) as Page).hasNext).toBe(false);
-    expect((demo.page(request(2), rows(31, 60), 61) as Page).hasNext).toBe(true);
+    expect((demo.page(paged(2), rows(31, 60), 60) as Page).hasNext).toBe(false);
+    expect((demo.page(paged(2), rows(31, 60), 61) as Page).hasNext).toBe(true);
   });
 
   it('should give an empty page past the end', () => {
-    expect(demo.page(request(5), [], 75)).toStrictEqual(new Page([], 5, 30, 75, false, 'page'));
+    expect(demo.page(paged(5), [], 75)).toStrictEqual(new Page([], 5, 30, 75, false, 'page'));
   });
 
   it('should give an empty first page for an empty set', () => {
-    expect(demo.page(request(1), [], 0)).toStrictEqual(new Page([], 1, 30, 0, false, 'page'));
+    expect(demo.page(paged(1), [], 0)).toStrictEqual(new Page([], 1, 30, 0, false, 'page'));
   });
 
   it('should decide hasNext from the extra row and trim it when the total is not counted', () => {
     const p = paginator({ pageTotalCount: false });
     const records = rows(31, 61);
-    expect(p.page(request(2), records, undefined)).toStrictEqual(
+    expect(p.page(paged(2), records, undefined)).toStrictEqual(
       new Page(rows(31, 60), 2, 30, undefined, true, 'page'),
     );
     expect(records).toHaveLength(31);
@@ -277,17 +239,17 @@ describe('Paginator.page', () => {
 
   it('should have no following page when no extra row came back', () => {
     const p = paginator({ pageTotalCount: false });
-    expect(p.page(request(2), rows(31, 60), undefined)).toStrictEqual(
+    expect(p.page(paged(2), rows(31, 60), undefined)).toStrictEqual(
       new Page(rows(31, 60), 2, 30, undefined, false, 'page'),
     );
-    expect(p.page(request(3), rows(61, 65), undefined)).toStrictEqual(
+    expect(p.page(paged(3), rows(61, 65), undefined)).toStrictEqual(
       new Page(rows(61, 65), 3, 30, undefined, false, 'page'),
     );
   });
 
   it('should carry a custom page query parameter to the page', () => {
     expect(
-      (paginator({ pageQueryParam: 'p' }).page(request(1, 20), [], 0) as Page).pageQueryParam,
+      (paginator({ pageQueryParam: 'p' }).page(paged(1, 20), [], 0) as Page).pageQueryParam,
     ).toBe('p');
   });
 

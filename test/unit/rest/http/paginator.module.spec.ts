@@ -51,6 +51,18 @@ class DefaultListing {
 })
 class DefaultFeatureModule {}
 
+/** The built-in defaults of the paginator options. */
+const BUILT_IN = {
+  pageSize: 20,
+  pageQueryParam: 'page',
+  pageSizeQueryParam: 'page_size',
+  maxPageSize: 40,
+  pageTotalCount: true,
+};
+
+/** The defaults once forRoot has set its own: `{ maxPageSize: 50, pageTotalCount: false }`. */
+const ROOT_OPTIONS = { ...BUILT_IN, maxPageSize: 50, pageTotalCount: false };
+
 describe('PaginatorModule', () => {
   describe('with forRoot defaults', () => {
     const compile = () =>
@@ -80,18 +92,13 @@ describe('PaginatorModule', () => {
     it('should lay feature options over the forRoot defaults', async () => {
       const app = await compile();
       expect(app.get(DemoListing).paginator.options).toStrictEqual({
+        ...ROOT_OPTIONS,
         pageSize: 30,
-        pageQueryParam: 'page',
-        pageSizeQueryParam: 'page_size',
-        maxPageSize: 50,
-        pageTotalCount: false,
       });
       expect(app.get(CustomListing).paginator.options).toStrictEqual({
+        ...ROOT_OPTIONS,
         pageSize: 10,
         pageQueryParam: 'p',
-        pageSizeQueryParam: 'page_size',
-        maxPageSize: 50,
-        pageTotalCount: false,
       });
       await app.close();
     });
@@ -106,25 +113,13 @@ describe('PaginatorModule', () => {
 
     it('should use the forRoot defaults as they are for forFeature without options', async () => {
       const app = await compile();
-      expect(app.get(DefaultListing).paginator.options).toStrictEqual({
-        pageSize: 20,
-        pageQueryParam: 'page',
-        pageSizeQueryParam: 'page_size',
-        maxPageSize: 50,
-        pageTotalCount: false,
-      });
+      expect(app.get(DefaultListing).paginator.options).toStrictEqual({ ...ROOT_OPTIONS });
       await app.close();
     });
 
     it('should fill forRoot options it was not given from the built-in defaults', async () => {
       const app = await compile();
-      expect(app.get(PAGINATOR_DEFAULTS)).toStrictEqual({
-        pageSize: 20,
-        pageQueryParam: 'page',
-        pageSizeQueryParam: 'page_size',
-        maxPageSize: 50,
-        pageTotalCount: false,
-      });
+      expect(app.get(PAGINATOR_DEFAULTS)).toStrictEqual({ ...ROOT_OPTIONS });
       await app.close();
     });
 
@@ -149,26 +144,14 @@ describe('PaginatorModule', () => {
       const app = await Test.createTestingModule({
         imports: [DemoFeatureModule, PlainFeatureModule],
       }).compile();
-      expect(app.get(DemoListing).paginator.options).toStrictEqual({
-        pageSize: 30,
-        pageQueryParam: 'page',
-        pageSizeQueryParam: 'page_size',
-        maxPageSize: 40,
-        pageTotalCount: true,
-      });
+      expect(app.get(DemoListing).paginator.options).toStrictEqual({ ...BUILT_IN, pageSize: 30 });
       expect(app.get(PlainListing).paginator.options).toBeNull();
       await app.close();
     });
 
     it('should use the built-in defaults for forFeature without options', async () => {
       const app = await Test.createTestingModule({ imports: [DefaultFeatureModule] }).compile();
-      expect(app.get(DefaultListing).paginator.options).toStrictEqual({
-        pageSize: 20,
-        pageQueryParam: 'page',
-        pageSizeQueryParam: 'page_size',
-        maxPageSize: 40,
-        pageTotalCount: true,
-      });
+      expect(app.get(DefaultListing).paginator.options).toStrictEqual({ ...BUILT_IN });
       await app.close();
     });
   });
@@ -179,13 +162,7 @@ describe('PaginatorModule', () => {
         { imports: [PaginatorModule.forRoot(), DemoFeatureModule, PlainFeatureModule] },
         { moduleIdGeneratorAlgorithm: 'deep-hash' },
       ).compile();
-      expect(app.get(DemoListing).paginator.options).toStrictEqual({
-        pageSize: 30,
-        pageQueryParam: 'page',
-        pageSizeQueryParam: 'page_size',
-        maxPageSize: 40,
-        pageTotalCount: true,
-      });
+      expect(app.get(DemoListing).paginator.options).toStrictEqual({ ...BUILT_IN, pageSize: 30 });
       expect(app.get(PlainListing).paginator.options).toBeNull();
       await app.close();
     });

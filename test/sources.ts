@@ -1,0 +1,10 @@
+/**
+ * The one door from the e2e and ops suites into src/: everything they use of the application is
+ * re-exported here, so that when the sources move, the paths change in this file alone. (The unit
+ * tests import the modules they test directly.)
+ */
+export { AppModule } from '../src/app.module';
+export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
+export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
+export { DemoData } from '../src/database/demo-data';
+export { APP_OPTIONS, configureApp } from '../src/setup';
