@@ -1,39 +1,22 @@
-import {
-  Column,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-  Unique,
-} from 'typeorm';
+import { Column, Index, Unique } from 'typeorm';
+import { EntityWith, IdentifiedRow } from '../database/entity-parts';
 import { User } from '../users/user.entity';
 
 /**
  * As the migration creates it on MySQL; SQLite has no `primary_user_id` column and puts
- * `uq_emails_primary_user_id` on `user_id` instead (src/database/entity-dialects.ts).
+ * `uq_emails_primary_user_id` on `user_id` instead (src/database/entity-dialects.ts). `user_id`:
+ * the owner (the e-mail is deleted with it).
  */
-@Entity('emails')
+@EntityWith('emails', { column: 'user_id', target: () => User, onDelete: 'CASCADE' })
 @Unique('UQ_3cbf51004f0706ac67ff8c22dbf', ['email'])
-@Index('idx_emails_user_id', ['user_id'])
 @Index('uq_emails_primary_user_id', ['primary_user_id'], { unique: true })
-export class Email {
-  @PrimaryGeneratedColumn()
-  id: number;
-
+export class Email extends IdentifiedRow {
   @Column({ type: 'varchar', length: 255 })
   email: string;
 
   /** At most one per user: `uq_emails_primary_user_id` enforces it in the database. */
   @Column({ type: 'boolean', default: false })
   is_primary: boolean;
-
-  @Column({ type: 'int' })
-  user_id: number;
-
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
-  user?: User;
 
   /**
    * The owner of a primary address, NULL for the others: MySQL has no partial index, so the

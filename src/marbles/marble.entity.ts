@@ -1,21 +1,11 @@
-import {
-  Column,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-  Unique,
-} from 'typeorm';
+import { Column, Unique } from 'typeorm';
+import { EntityWith, IdentifiedRow } from '../database/entity-parts';
 import { User } from '../users/user.entity';
 
-@Entity('marbles')
+/** `user_id`: the owner, if any (kept when the owner goes, as NULL). */
+@EntityWith('marbles', { column: 'user_id', target: () => User, onDelete: 'SET NULL' })
 @Unique('UQ_5e66af4260cca76d38c847c3655', ['name'])
-@Index('idx_marbles_user_id', ['user_id'])
-export class Marble {
-  @PrimaryGeneratedColumn()
-  id: number;
-
+export class Marble extends IdentifiedRow {
   @Column({ type: 'varchar', length: 255 })
   name: string;
 
@@ -34,13 +24,6 @@ export class Marble {
 
   @Column({ type: 'datetime', precision: 3 })
   updated_at: Date;
-
-  @Column({ type: 'int', nullable: true })
-  user_id: number | null;
-
-  @ManyToOne(() => User, { onDelete: 'SET NULL' })
-  @JoinColumn({ name: 'user_id' })
-  user?: User | null;
 
   @Column({ type: 'text' })
   description: string;

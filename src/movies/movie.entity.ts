@@ -1,13 +1,5 @@
-import {
-  Column,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryColumn,
-  PrimaryGeneratedColumn,
-  Unique,
-} from 'typeorm';
+import { Column, Unique } from 'typeorm';
+import { EntityWith, IdentifiedRow } from '../database/entity-parts';
 import { Genre } from '../genres/genre.entity';
 import { User } from '../users/user.entity';
 
@@ -18,25 +10,14 @@ import { User } from '../users/user.entity';
  * be named or left out; the migration indexes only the second column (`idx_<table>_<column>`),
  * the primary key already serving lookups by movie.
  */
-@Entity('movies')
+@EntityWith('movies', { column: 'main_genre_id', target: () => Genre, onDelete: 'SET NULL' })
 @Unique('UQ_3a794f850bd3e432c46b3faa913', ['name'])
-@Index('idx_movies_main_genre_id', ['main_genre_id'])
-export class Movie {
-  @PrimaryGeneratedColumn()
-  id: number;
-
+export class Movie extends IdentifiedRow {
   @Column({ type: 'varchar', length: 255 })
   name: string;
 
   @Column({ type: 'decimal', precision: 8, scale: 2, nullable: true })
   price: string | null;
-
-  @Column({ type: 'int', nullable: true })
-  main_genre_id: number | null;
-
-  @ManyToOne(() => Genre, { onDelete: 'SET NULL' })
-  @JoinColumn({ name: 'main_genre_id' })
-  mainGenre?: Genre | null;
 
   @Column({ type: 'datetime', precision: 3 })
   created_at: Date;
@@ -45,40 +26,17 @@ export class Movie {
   updated_at: Date;
 }
 
+/** The key of a movie's join table: the movie and the other side, both deleted with either. */
+const movieAnd = (column: string, target: () => typeof Genre | typeof User) =>
+  [
+    { column: 'movie_id', target: () => Movie, onDelete: 'CASCADE', primary: true, indexed: false },
+    { column, target, onDelete: 'CASCADE', primary: true },
+  ] as const;
+
 /** Join table: the genres of a movie. */
-@Entity('genres_movies')
-@Index('idx_genres_movies_genre_id', ['genre_id'])
-export class GenreMovie {
-  @PrimaryColumn({ type: 'int' })
-  movie_id: number;
-
-  @PrimaryColumn({ type: 'int' })
-  genre_id: number;
-
-  @ManyToOne(() => Movie, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'movie_id' })
-  movie?: Movie;
-
-  @ManyToOne(() => Genre, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'genre_id' })
-  genre?: Genre;
-}
+@EntityWith('genres_movies', ...movieAnd('genre_id', () => Genre))
+export class GenreMovie {}
 
 /** Join table: the users of a movie. */
-@Entity('movies_users')
-@Index('idx_movies_users_user_id', ['user_id'])
-export class MovieUser {
-  @PrimaryColumn({ type: 'int' })
-  movie_id: number;
-
-  @PrimaryColumn({ type: 'int' })
-  user_id: number;
-
-  @ManyToOne(() => Movie, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'movie_id' })
-  movie?: Movie;
-
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
-  user?: User;
-}
+@EntityWith('movies_users', ...movieAnd('user_id', () => User))
+export class MovieUser {}

@@ -1,29 +1,11 @@
-import {
-  Column,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-  Unique,
-} from 'typeorm';
+import { Column, Unique } from 'typeorm';
+import { EntityWith, IdentifiedRow } from '../database/entity-parts';
 import { User } from '../users/user.entity';
 
-@Entity('phone_numbers')
+/** Free-form numbers, stored exactly as sent, each of a user (deleted with it). */
+@EntityWith('phone_numbers', { column: 'user_id', target: () => User, onDelete: 'CASCADE' })
 @Unique('UQ_39a8667426c93127ba41ecacbaf', ['number'])
-@Index('idx_phone_numbers_user_id', ['user_id'])
-export class PhoneNumber {
-  @PrimaryGeneratedColumn()
-  id: number;
-
-  /** Free-form, stored exactly as sent. */
+export class PhoneNumber extends IdentifiedRow {
   @Column({ type: 'varchar', length: 255 })
   number: string;
-
-  @Column({ type: 'int' })
-  user_id: number;
-
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
-  user?: User;
 }
