@@ -466,8 +466,9 @@ function printTable(settings, size, rows, pending) {
   ]);
   console.log(
     `\n${size.name}: ${size.marbles} marbles, ${size.connections} connections, ` +
-      `${settings.rounds} alternating rounds of ${stretched ? 's/run' : settings.duration} s ` +
-      `per server after a ${settings.warmup} s warm-up, the database idle before each run ` +
+      `${settings.rounds} alternating rounds per server of ` +
+      `${stretched ? 's/run seconds' : `${settings.duration} s`} each ` +
+      `after a ${settings.warmup} s warm-up, the database idle before each run ` +
       '(wrk, GET, keep-alive, loopback). req/s over all rounds ' +
       '(± half the range between rounds); p50/p99: median over rounds; ratios: service / reference.\n',
   );
