@@ -30,6 +30,8 @@
  *     spread between rounds), and the median over rounds of wrk's p50 and p99. Ratios are
  *     service / reference. Small size also prints the service's XML/JSON ratio on marbles page 1.
  *
+ * `npm run soak` (bench/soak.js, documented there) is the memory soak test on the same database.
+ *
  * Environment:
  *   BENCH_MYSQL_URL           mysql://root@127.0.0.1:3306/records_bench (loopback only; its rows
  *                             are replaced, so the database name must contain "bench")
@@ -466,7 +468,7 @@ function printTable(settings, size, rows, pending) {
   ]);
   console.log(
     `\n${size.name}: ${size.marbles} marbles, ${size.connections} connections, ` +
-      `${settings.rounds} alternating rounds per server of ` +
+      `${settings.rounds} alternating round${settings.rounds === 1 ? '' : 's'} per server of ` +
       `${stretched ? 's/run seconds' : `${settings.duration} s`} each ` +
       `after a ${settings.warmup} s warm-up, the database idle before each run ` +
       '(wrk, GET, keep-alive, loopback). req/s over all rounds ' +
