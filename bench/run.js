@@ -7,7 +7,8 @@
  *   npm run build                       once (npm run bench builds too)
  *   node bench/run.js                   small size only (10 000 marbles)
  *   node bench/run.js --marbles 50000   small size with another number of marbles
- *   node bench/run.js --large           large size only (1 000 000 marbles, ~20 s to seed)
+ *   node bench/run.js --large           large size only (1 000 000 marbles: 20-30 s to seed, and
+ *                                       about half an hour in all, the deep pages being slow)
  *   node bench/run.js --small --large   both, one table each
  *   node bench/run.js --cpu-prof        also profile the servers (see BENCH_CPU_PROF)
  *   node bench/run.js --reuse           skip seeding when the database already holds N marbles
