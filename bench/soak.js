@@ -8,10 +8,12 @@
  *     answers), then runs the same mix at SOAK_LOAD_PERCENT of that rate (paced by bench/soak.lua,
  *     since wrk2 is not packaged) for SOAK_MINUTES, one wrk run per minute.
  *  4. Prints one line per minute: requests/s, p50, p99, failed requests and the server's resident
- *     memory (VmRSS from /proc/PID/status).
- *  5. Exits 1 if the RSS grew by more than SOAK_MAX_RSS_GROWTH_MB from the end of minute 2 to the
- *     end (minute 1 when there are only 2 minutes; with 1 minute, growth is shown, not judged), or
- *     if any request failed. It stops by itself: a watchdog ends it past its time budget.
+ *     memory (VmRSS from /proc/PID/status, read every second): at the end of the minute, and the
+ *     lowest of the minute, which is what the process keeps between garbage collections.
+ *  5. Exits 1 if that lowest RSS grew by more than SOAK_MAX_RSS_GROWTH_MB from minute 2 to the
+ *     last minute (from minute 1 when there are only 2; with 1 minute, shown, not judged), if any
+ *     request failed, or if a minute got no result from wrk. It stops by itself: a watchdog ends
+ *     it past its time budget.
  *
  * Usage: npm run soak, or `node bench/soak.js` after `npm run build`; SOAK_MINUTES=1 to try it.
  *
@@ -20,7 +22,8 @@
  *   SOAK_LOAD_PERCENT         paced rate, percent of the measured capacity, default 50
  *   SOAK_CAPACITY_SECONDS     length of the capacity measurement, default 10
  *   SOAK_CONNECTIONS          connections, default 10
- *   SOAK_MAX_RSS_GROWTH_MB    allowed RSS growth from minute 2 to the end, default 32 (MiB)
+ *   SOAK_MAX_RSS_GROWTH_MB    allowed growth of the lowest RSS from minute 2 to the last,
+ *                             default 32 (MiB)
  *   SOAK_MARBLES              marbles in the database, default 10000
  *   SOAK_PORT                 port of the service, default 3110 (out of the way of npm run bench)
  *   BENCH_MYSQL_URL           as for npm run bench (loopback, a database named *bench*)
@@ -128,22 +131,68 @@ async function main() {
     );
 
     const minutes = [];
+    let lost = 0;
     for (let minute = 1; minute <= settings.minutes; minute++) {
-      const r = await load(rate, 60);
-      const rss = lib.rssKiB(pid);
+      const label = `minute ${String(minute).padStart(3)}:`;
+      let r;
+      const sampler = sampleRss(pid);
+      try {
+        r = await load(rate, 60);
+      } catch (error) {
+        // wrk stopped from outside (the service is checked before every run): the minute is
+        // lost, the memory trend is still worth finishing.
+        if (!error.bench || service.exit) throw error;
+        lost++;
+        const rss = sampler.stop();
+        minutes.push({ rss, failed: 0 });
+        console.log(
+          `${label} no result (${error.message.split(':')[0]})  RSS ${mib(rss.last)} MiB`,
+        );
+        continue;
+      }
+      const rss = sampler.stop();
       const failed = r.socketErrors + r.non2xx + r.timeouts;
       minutes.push({ ...r, rss, failed });
       console.log(
-        `minute ${String(minute).padStart(3)}: ${r.rps.toFixed(0).padStart(6)} req/s` +
+        `${label} ${r.rps.toFixed(0).padStart(6)} req/s` +
           `  p50 ${ms(r.p50).padStart(7)} ms  p99 ${ms(r.p99).padStart(7)} ms` +
-          `  failed ${String(failed).padStart(4)}  RSS ${mib(rss).padStart(7)} MiB`,
+          `  failed ${String(failed).padStart(4)}` +
+          `  RSS ${mib(rss.last).padStart(7)} MiB (lowest ${mib(rss.min).padStart(7)})` +
+          (failed
+            ? `  (${r.non2xx} status >= 400, ${r.socketErrors} socket errors, ${r.timeouts} timeouts)`
+            : ''),
       );
     }
     ok = judge(settings, minutes);
+    if (lost > 0) {
+      console.log(`FAIL: ${lost} minute(s) without a wrk result`);
+      ok = false;
+    }
   } finally {
     await lib.stopChild(service);
   }
   process.exitCode = ok ? 0 : 1;
+}
+
+/**
+ * The server's RSS once a second while a minute runs: the last value, and the lowest, which is
+ * what the process keeps between collections (a leak raises it; a heap that breathes does not).
+ */
+function sampleRss(pid) {
+  let min;
+  const take = () => {
+    const kib = lib.rssKiB(pid);
+    if (kib !== undefined && (min === undefined || kib < min)) min = kib;
+    return kib;
+  };
+  const timer = setInterval(take, 1000);
+  return {
+    stop() {
+      clearInterval(timer);
+      const last = take();
+      return { last, min };
+    },
+  };
 }
 
 /** Memory growth and failed requests: the verdict, printed. */
@@ -157,21 +206,22 @@ function judge(settings, minutes) {
   const last = minutes[minutes.length - 1];
   if (minutes.length === 1) {
     console.log(
-      `\nRSS ${mib(last.rss)} MiB after 1 minute: too short to judge growth ` +
+      `\nLowest RSS ${mib(last.rss.min)} MiB in minute 1: too short to judge growth ` +
         '(from minute 2 to the end needs SOAK_MINUTES >= 3)',
     );
     return ok;
   }
   const from = minutes.length >= 3 ? 2 : 1;
-  const start = minutes[from - 1].rss;
-  if (start === undefined || last.rss === undefined) {
+  const start = minutes[from - 1].rss.min;
+  const end = last.rss.min;
+  if (start === undefined || end === undefined || last.rss.last === undefined) {
     console.log('\nFAIL: the service process is gone, no RSS to compare');
     return false;
   }
-  const growth = (last.rss - start) / 1024;
+  const growth = (end - start) / 1024;
   const verdict = growth > settings.maxGrowthMiB ? 'FAIL' : 'ok';
   console.log(
-    `\n${verdict}: RSS ${mib(start)} MiB after minute ${from}, ${mib(last.rss)} MiB after minute ` +
+    `\n${verdict}: lowest RSS ${mib(start)} MiB in minute ${from}, ${mib(end)} MiB in minute ` +
       `${minutes.length}: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB ` +
       `(threshold +${settings.maxGrowthMiB} MiB, SOAK_MAX_RSS_GROWTH_MB)`,
   );
