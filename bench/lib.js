@@ -395,7 +395,7 @@ function runWrk({
       if (!line) {
         return reject(
           fail(
-            `wrk ${args.join(' ')} ended (${signal || `code ${code}`}) without a result:\n${out}`,
+            `wrk ended (${signal || `code ${code}`}) without a result: wrk ${args.join(' ')}\n${out}`,
           ),
         );
       }

@@ -7,7 +7,8 @@
  *   npm run build                       once (npm run bench builds too)
  *   node bench/run.js                   small size only (10 000 marbles)
  *   node bench/run.js --marbles 50000   small size with another number of marbles
- *   node bench/run.js --large           large size only (1 000 000 marbles, ~20 s to seed)
+ *   node bench/run.js --large           large size only (1 000 000 marbles: 20-30 s to seed, and
+ *                                       about half an hour in all, the deep pages being slow)
  *   node bench/run.js --small --large   both, one table each
  *   node bench/run.js --cpu-prof        also profile the servers (see BENCH_CPU_PROF)
  *   node bench/run.js --reuse           skip seeding when the database already holds N marbles
@@ -29,6 +30,8 @@
  *     drifts of the machine fall on both alike. Per server: req/s over all rounds (and the
  *     spread between rounds), and the median over rounds of wrk's p50 and p99. Ratios are
  *     service / reference. Small size also prints the service's XML/JSON ratio on marbles page 1.
+ *
+ * `npm run soak` (bench/soak.js, documented there) is the memory soak test on the same database.
  *
  * Environment:
  *   BENCH_MYSQL_URL           mysql://root@127.0.0.1:3306/records_bench (loopback only; its rows
@@ -466,8 +469,9 @@ function printTable(settings, size, rows, pending) {
   ]);
   console.log(
     `\n${size.name}: ${size.marbles} marbles, ${size.connections} connections, ` +
-      `${settings.rounds} alternating rounds of ${stretched ? 's/run' : settings.duration} s ` +
-      `per server after a ${settings.warmup} s warm-up, the database idle before each run ` +
+      `${settings.rounds} alternating round${settings.rounds === 1 ? '' : 's'} per server of ` +
+      `${stretched ? 's/run seconds' : `${settings.duration} s`} each ` +
+      `after a ${settings.warmup} s warm-up, the database idle before each run ` +
       '(wrk, GET, keep-alive, loopback). req/s over all rounds ' +
       '(± half the range between rounds); p50/p99: median over rounds; ratios: service / reference.\n',
   );
