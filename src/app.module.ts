@@ -20,9 +20,14 @@ import { PHONE_NUMBERS } from './phone-numbers/phone-numbers.resource';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 
-/** The collections this service serves, each a module of its own folder, and their names. */
-const COLLECTIONS = [EmailsModule, MarblesModule, PhoneNumbersModule, MoviesModule];
-export const COLLECTION_NAMES = [EMAILS, MARBLES, PHONE_NUMBERS, MOVIES].map((d) => d.plural);
+/** The collections this service serves: each a module of its own folder, and its declaration. */
+const COLLECTIONS = [
+  { module: EmailsModule, declaration: EMAILS },
+  { module: MarblesModule, declaration: MARBLES },
+  { module: PhoneNumbersModule, declaration: PHONE_NUMBERS },
+  { module: MoviesModule, declaration: MOVIES },
+];
+export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
 
 @Module({})
 export class AppModule {
@@ -64,7 +69,7 @@ export class AppModule {
         ),
         DemoDataModule,
         HealthModule,
-        ...COLLECTIONS,
+        ...COLLECTIONS.map((c) => c.module),
       ],
     };
   }

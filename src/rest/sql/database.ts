@@ -45,7 +45,6 @@ const STATEMENTS_KEPT = 500;
  */
 export class TypeOrmDatabase extends SqlDatabase {
   readonly dialect: Dialect;
-  private readonly serialize: boolean;
   /** Adds the statement time limit to a read, as the server's flavour spells it. */
   private limitTime: (sql: string) => string = (sql) => sql;
   /** Settles when the transactions queued so far are done (SQLite only). */
@@ -57,7 +56,6 @@ export class TypeOrmDatabase extends SqlDatabase {
   constructor(private readonly dataSource: DataSource) {
     super();
     this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
-    this.serialize = this.dialect === 'sqlite';
   }
 
   /**
@@ -136,7 +134,7 @@ export class TypeOrmDatabase extends SqlDatabase {
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (!this.serialize) return this.attempt(work);
+    if (this.dialect === 'mysql') return this.attempt(work);
     this.open++;
     const result = this.queue.then(() => this.attempt(work));
     this.queue = result.catch(() => undefined).finally(() => this.open--);
