@@ -184,8 +184,9 @@ function emailXml(r, tag) {
 }
 
 /**
- * `orderable`: root-table columns a client may order by; `related`: paths on joined tables, which
- * the service accepts and this baseline does not implement; `searchable`: columns `search` covers.
+ * `orderable`: root-table columns a client may order by (`unique`: those whose values never repeat,
+ * which need no tie-breaker); `related`: paths on joined tables, which the service accepts and
+ * this baseline does not implement; `searchable`: columns `search` covers.
  */
 const COLLECTIONS = {
   marbles: collection({
@@ -197,6 +198,7 @@ const COLLECTIONS = {
       'id name radius_mm price is_discounted created_at updated_at user_id description picture'.split(
         ' ',
       ),
+    unique: ['id', 'name'],
     related: ['user.id', 'user.login'],
     searchable: ['name', 'description'],
     json: marbleJson,
@@ -208,6 +210,7 @@ const COLLECTIONS = {
     columns: EMAIL_COLUMNS,
     joins: EMAIL_JOINS,
     orderable: ['id', 'email', 'is_primary', 'user_id'],
+    unique: ['id', 'email'],
     related: ['user.id', 'user.login', 'billing_user.id', 'billing_user.login'],
     searchable: ['email'],
     json: emailJson,
@@ -219,6 +222,7 @@ function collection(c) {
   return {
     ...c,
     orderable: new Set(c.orderable),
+    unique: new Set(c.unique),
     related: new Set(c.related),
     /** Everything but WHERE, ORDER BY and LIMIT, compiled once. */
     select: `SELECT ${c.columns} FROM ${c.table} t${c.joins}`,
@@ -273,7 +277,10 @@ function pageUrl(base, query, page) {
   return `${base}?${parts.join('&')}`;
 }
 
-/** ` ORDER BY …, t.id ASC` from `?ordering=-price,name` (unknown names ignored, as the service). */
+/**
+ * ` ORDER BY …, t.id …` from `?ordering=-price,name` (unknown names ignored, as the service): id
+ * breaks ties in the direction of the last term, unless a term is unique.
+ */
 function orderBy(collection, raw) {
   const terms = [];
   const seen = new Set();
@@ -290,7 +297,9 @@ function orderBy(collection, raw) {
       terms.push(`t.${path} ${descending ? 'DESC' : 'ASC'}`);
     }
   }
-  if (!seen.has('id')) terms.push('t.id ASC');
+  if (![...seen].some((path) => collection.unique.has(path))) {
+    terms.push(`t.id ${terms.at(-1)?.endsWith(' DESC') ? 'DESC' : 'ASC'}`);
+  }
   return ` ORDER BY ${terms.join(', ')}`;
 }
 

@@ -159,10 +159,10 @@ describe('read side: filters, ordering and search', () => {
       });
     });
 
-    it('should order by a nested field, then by id', async () => {
+    it('should order by a nested field, then by id in the direction of the last term', async () => {
       await expectEmailIds({
-        'ordering=-user.login': [5, 6, 3, 4, 1, 2],
-        'ordering=-user.login,-id': [6, 5, 4, 3, 2, 1],
+        'ordering=-user.login': [6, 5, 4, 3, 2, 1],
+        'ordering=-user.login,id': [5, 6, 3, 4, 1, 2],
       });
     });
 

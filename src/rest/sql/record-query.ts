@@ -49,6 +49,8 @@ export class RecordQuery {
   /** Type of every path a client may filter and order by. */
   readonly paths = new Map<string, ScalarType>();
   private readonly columns = new Map<string, PathColumn>();
+  /** Paths whose values are unique and never NULL: ordering by one needs no tie-breaker. */
+  private readonly uniquePaths = new Set<string>(['id']);
   private readonly slots: Slot[] = [];
   private readonly manyLoaders: ManyLoader[];
   /** `SELECT <columns>`: the select list of a page. */
@@ -88,6 +90,7 @@ export class RecordQuery {
       if (field.kind === 'scalar') {
         const expression = column(ROOT, field.column);
         this.addPath(field.name, field.type, expression);
+        if (field.write?.unique && field.write.required) this.uniquePaths.add(field.name);
         if (field.rendered) {
           const alias = selectColumn(expression);
           this.slots.push({ key: field.name, read: readerFor(field.type, alias) });
@@ -271,7 +274,11 @@ export class RecordQuery {
     }
   }
 
-  /** ` ORDER BY …`, always ending on id, and the joins its terms need. */
+  /**
+   * ` ORDER BY …`, and the joins its terms need. Unless a term is already unique, id breaks ties,
+   * in the direction of the last term: one index on a column, which ends on the primary key,
+   * then serves both directions. (MariaDB will not read a unique index for `name, id`.)
+   */
   private orderBy(ordering: Ordering[]): { sql: string; joins: string[] } {
     const joins: string[] = [];
     const terms = ordering.map((o) => {
@@ -279,7 +286,9 @@ export class RecordQuery {
       if (column.join) joins.push(column.join);
       return `${column.expression} ${o.descending ? 'DESC' : 'ASC'}`;
     });
-    if (!ordering.some((o) => o.path === 'id')) terms.push(`${this.idColumn} ASC`);
+    if (!ordering.some((o) => this.uniquePaths.has(o.path))) {
+      terms.push(`${this.idColumn} ${ordering.at(-1)?.descending ? 'DESC' : 'ASC'}`);
+    }
     return { sql: ` ORDER BY ${terms.join(', ')}`, joins };
   }
 }

@@ -4,7 +4,10 @@ import { ResourceDefinition, defineResource } from '../../../../src/rest/core/re
 import { Dialect, Row, SqlDatabase, Tx } from '../../../../src/rest/sql/port';
 import { RecordQuery } from '../../../../src/rest/sql/record-query';
 
-/** Widgets: every scalar type, a searchable pair, an owner and a to-many list of tags. */
+/**
+ * Widgets: every scalar type, a searchable pair (the note unique), an owner and a to-many list of
+ * tags.
+ */
 function widgets(tagsInIndex = true): ResourceDefinition {
   return defineResource({
     path: '/widgets',
@@ -21,7 +24,11 @@ function widgets(tagsInIndex = true): ResourceDefinition {
       field.timestamp('created_at'),
       field.foreignKey('user_id', 'users'),
       field.owner(),
-      field.string('note', { column: 'remark', searchable: true }),
+      field.string('note', {
+        column: 'remark',
+        searchable: true,
+        write: { required: true, unique: true },
+      }),
       field.collection('tags', {
         through: 'tags_widgets',
         ownerColumn: 'widget_id',
@@ -150,7 +157,7 @@ describe('RecordQuery', () => {
         'the owner',
         { filters: [filter('user.login', 'eq', 'ann')], ordering: [order('user.id', true)] },
         `${SQLITE_JOIN} WHERE r0."login" = ?`,
-        ' ORDER BY r0."id" DESC, t."id" ASC',
+        ' ORDER BY r0."id" DESC, t."id" DESC',
         ['ann'],
       ],
     ])(
@@ -289,7 +296,7 @@ describe('RecordQuery', () => {
 
   describe('ordering', () => {
     it.each<[string, Ordering[], string]>([
-      ['one descending term', [order('name', true)], 't."name" DESC, t."id" ASC'],
+      ['one descending term', [order('name', true)], 't."name" DESC, t."id" DESC'],
       [
         'several terms',
         [order('size', true), order('name'), order('user.login')],
@@ -298,8 +305,14 @@ describe('RecordQuery', () => {
       ['a decimal, cast on SQLite', [order('price')], 'CAST(t."price" AS REAL) ASC, t."id" ASC'],
       ['id alone, descending', [order('id', true)], 't."id" DESC'],
       ['id among other terms', [order('id'), order('name', true)], 't."id" ASC, t."name" DESC'],
+      ['a unique required field', [order('note', true)], 't."remark" DESC'],
+      [
+        'a unique required field among others',
+        [order('note'), order('size', true)],
+        't."remark" ASC, t."size" DESC',
+      ],
     ])(
-      'should order by %s with an id tie-break only when id is not ordered',
+      "should order by %s with an id tie-break in the last term's direction, unless a term is unique",
       async (_n, o, terms) => {
         expect((await pageOf({ ordering: o })).sql).toBe(`${SQLITE_SELECT} ORDER BY ${terms}`);
       },
