@@ -8,3 +8,8 @@ export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
 export { DemoData } from '../src/database/demo-data';
 export { APP_OPTIONS, configureApp } from '../src/setup';
+export { scalarFields } from '../src/rest/core/resource';
+export { SqlDatabase } from '../src/rest/sql/port';
+export { EMAILS } from '../src/emails/emails.resource';
+export { MARBLES } from '../src/marbles/marbles.resource';
+export { PHONE_NUMBERS } from '../src/phone-numbers/phone-numbers.resource';

@@ -4,13 +4,14 @@ import { DataSourceOptions } from 'typeorm';
 import { DatabaseConfig } from '../config/configuration';
 import { shapeEntitiesFor } from './entity-dialects';
 import { Init1732000000000 } from './migrations/1732000000000-init';
+import { OrderingIndexes1763800000000 } from './migrations/1763800000000-ordering-indexes';
 
 /** The part of better-sqlite3's Database used here. */
 interface SqliteDatabase {
   function(name: string, options: { deterministic: boolean }, fn: (text: unknown) => unknown): void;
 }
 
-export const MIGRATIONS = [Init1732000000000];
+export const MIGRATIONS = [Init1732000000000, OrderingIndexes1763800000000];
 
 /**
  * TypeORM options for a configured database. Schema changes are migrations, never `synchronize`.

@@ -48,3 +48,13 @@ export function EntityWith(table: string, ...foreignKeys: ForeignKey[]): ClassDe
     }
   };
 }
+
+/**
+ * The `idx_<table>_<column>` indexes of migrations/1763800000000-ordering-indexes.ts, one a column
+ * a page can be ordered by.
+ */
+export function OrderIndexes(table: string, ...columns: string[]): ClassDecorator {
+  return (target) => {
+    for (const column of columns) Index(`idx_${table}_${column}`, [column])(target);
+  };
+}

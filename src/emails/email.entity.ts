@@ -1,5 +1,5 @@
 import { Column, Index, Unique } from 'typeorm';
-import { EntityWith, IdentifiedRow } from '../database/entity-parts';
+import { EntityWith, IdentifiedRow, OrderIndexes } from '../database/entity-parts';
 import { User } from '../users/user.entity';
 
 /**
@@ -10,6 +10,7 @@ import { User } from '../users/user.entity';
 @EntityWith('emails', { column: 'user_id', target: () => User, onDelete: 'CASCADE' })
 @Unique('UQ_3cbf51004f0706ac67ff8c22dbf', ['email'])
 @Index('uq_emails_primary_user_id', ['primary_user_id'], { unique: true })
+@OrderIndexes('emails', 'is_primary')
 export class Email extends IdentifiedRow {
   @Column({ type: 'varchar', length: 255 })
   email: string;

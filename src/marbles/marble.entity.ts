@@ -1,10 +1,19 @@
 import { Column, Unique } from 'typeorm';
-import { EntityWith, IdentifiedRow } from '../database/entity-parts';
+import { EntityWith, IdentifiedRow, OrderIndexes } from '../database/entity-parts';
 import { User } from '../users/user.entity';
 
 /** `user_id`: the owner, if any (kept when the owner goes, as NULL). */
 @EntityWith('marbles', { column: 'user_id', target: () => User, onDelete: 'SET NULL' })
 @Unique('UQ_5e66af4260cca76d38c847c3655', ['name'])
+@OrderIndexes(
+  'marbles',
+  'radius_mm',
+  'price',
+  'is_discounted',
+  'created_at',
+  'updated_at',
+  'picture',
+)
 export class Marble extends IdentifiedRow {
   @Column({ type: 'varchar', length: 255 })
   name: string;

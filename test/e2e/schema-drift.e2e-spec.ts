@@ -91,13 +91,15 @@ describe('schema drift', () => {
 
   it('should have the indexes the entities declare, partial ones with the same condition', async () => {
     const declared = t.dataSource.entityMetadatas.flatMap((m) =>
-      m.indices.map((index) => ({
-        table: m.tableName,
-        name: index.name,
-        columns: index.columns.map((c) => c.databaseName),
-        unique: index.isUnique,
-        where: index.where || undefined,
-      })),
+      m.indices
+        .filter((index) => index.synchronize)
+        .map((index) => ({
+          table: m.tableName,
+          name: index.name,
+          columns: index.columns.map((c) => c.databaseName),
+          unique: index.isUnique,
+          where: index.where || undefined,
+        })),
     );
     const tables = await comparing(t, async (dataSource) => {
       const runner = dataSource.createQueryRunner();
@@ -126,6 +128,18 @@ describe('schema drift', () => {
       const emails = t.dataSource.entityMetadatas.find((m) => m.tableName === 'emails')!;
       const index = emails.indices.find((i) => i.name === 'uq_emails_primary_user_id')!;
       expect([index.isUnique, index.where]).toEqual([true, '"is_primary" = 1']);
+    });
+
+    it('should index decimals by their numeric value, the expression the list query orders by', async () => {
+      const marbles = t.dataSource.entityMetadatas.find((m) => m.tableName === 'marbles')!;
+      const unsynchronized = marbles.indices.filter((i) => !i.synchronize);
+      expect(unsynchronized.map((i) => i.name)).toEqual(['idx_marbles_price']);
+      const [index] = await t.query(
+        `SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'idx_marbles_price'`,
+      );
+      expect(index.sql).toBe(
+        'CREATE INDEX "idx_marbles_price" ON "marbles" (CAST("price" AS REAL))',
+      );
     });
     return;
   }
