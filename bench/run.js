@@ -31,6 +31,8 @@
  *     spread between rounds), and the median over rounds of wrk's p50 and p99. Ratios are
  *     service / reference. Small size also prints the service's XML/JSON ratio on marbles page 1.
  *
+ * After the runs, each server's resident memory (VmRSS, and its peak VmHWM) is printed.
+ *
  * `npm run soak` (bench/soak.js, documented there) is the memory soak test on the same database.
  *
  * Environment:
@@ -614,6 +616,7 @@ async function runSize(settings, size) {
     console.log(`Measuring (${size.connections} connections):`);
     const rows = await measure(settings, size, running);
     ok = printTable(settings, size, rows, pending);
+    printMemory(running);
   } finally {
     await stopServers(running);
   }
@@ -625,6 +628,23 @@ async function runSize(settings, size) {
     }
   }
   return ok;
+}
+
+/** Resident memory of each server after the measurements: now and at its peak (Linux /proc). */
+function printMemory(running) {
+  const parts = [];
+  for (const server of Object.values(running)) {
+    let status;
+    try {
+      status = fs.readFileSync(`/proc/${server.child.proc.pid}/status`, 'utf8');
+    } catch {
+      continue;
+    }
+    const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+    const mib = (field) => `${(kib(field) / 1024).toFixed(1)} MiB`;
+    parts.push(`${server.key} ${mib('VmRSS')} (peak ${mib('VmHWM')})`);
+  }
+  if (parts.length > 0) console.log(`RSS after the runs: ${parts.join(', ')}`);
 }
 
 async function main() {
