@@ -16,7 +16,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /** Query parameters that leave fields out of records (CONTRACT §8). */
 const SELECTION = /[?&](only|except|fields)=[^&]/;
-const SUFFIX = /\.(json|xml)$/;
+const SUFFIX = /\.[A-Za-z][A-Za-z0-9]*$/;
 const API = /^\/api\/(demo|plain)\//;
 
 interface Route {

@@ -341,7 +341,7 @@ function responseExample(
   }
   if (ref.endsWith('BulkResult')) return example(new Message('Bulk update successful.', [record]));
   if (success.schema?.type === 'array') return example([record]);
-  if (ref.endsWith(`/${pascal(resource.singular)}`) || success.schema?.oneOf) {
+  if (ref.endsWith(`/${pascal(resource.singular)}`) || success.schema?.anyOf) {
     return example(record);
   }
   return undefined;
@@ -439,6 +439,7 @@ function errorResponses(): Record<string, Json> {
   };
   return Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([status, { name, description }]) => {
+      if (status === '304') return [name, { description }];
       const schema: Schema = {
         $ref: `#/components/schemas/${status === '422' ? 'BulkError' : 'Error'}`,
       };

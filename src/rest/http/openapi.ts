@@ -94,6 +94,10 @@ export const Operation = (describe: Describe) => SetMetadata(OPERATION, describe
 
 /** The statuses that share one response object (`#/components/responses/<name>`). */
 export const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
+  304: {
+    name: 'NotModified',
+    description: 'The `If-None-Match` ETag still matches: no body.',
+  },
   400: {
     name: 'BadRequest',
     description:
@@ -336,7 +340,7 @@ export const BULK_CREATE: Describe = (context) => {
     parameters: selectionParameters(resource),
     body: {
       schema: {
-        oneOf: [
+        anyOf: [
           ref(`${Singular(resource)}Create`),
           {
             type: 'array',
@@ -355,7 +359,7 @@ export const BULK_CREATE: Describe = (context) => {
       {
         description: 'The new record (with `Location`), or for an array `{message, records}`.',
         schema: {
-          oneOf: [ref(Singular(resource)), ref(`${Singular(resource)}BulkResult`)],
+          anyOf: [ref(Singular(resource)), ref(`${Singular(resource)}BulkResult`)],
         },
       },
     ],
@@ -512,7 +516,12 @@ export function action(spec: {
 
 /** The statuses a route answers besides its success, in order, shared ones included. */
 export function statusesOf(spec: OperationSpec, context: OperationContext): number[] {
-  const all = new Set([...(spec.errors ?? []), ...(spec.write ? writes(context) : []), 406]);
+  const all = new Set([
+    ...(spec.errors ?? []),
+    ...(spec.write ? writes(context) : []),
+    ...(spec.write || spec.operationId.startsWith('describe') ? [] : [304]),
+    406,
+  ]);
   if (!spec.offline) all.add(503);
   if (spec.id !== undefined) all.add(404);
   return [...all].sort((a, b) => a - b);
