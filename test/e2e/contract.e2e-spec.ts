@@ -97,12 +97,15 @@ describe('The OpenAPI document and a client generated from it', () => {
       'PUT /api/plain/movies/{id} replaceMovie',
       'PATCH /api/plain/movies/{id} updateMovie',
       'DELETE /api/plain/movies/{id} destroyMovie',
+      'GET /health/live live',
+      'GET /health/ready ready',
     ]);
     expect((doc.tags as Json[]).map((tag) => tag.name)).toEqual([
       'emails',
       'phone_numbers',
       'marbles',
       'movies',
+      'health',
     ]);
     for (const tag of doc.tags as Json[]) expect(tag.description).toMatch(/^\w.+\.$/);
   });
@@ -139,7 +142,7 @@ describe('The OpenAPI document and a client generated from it', () => {
       }
     }
     const marbles = doc.paths['/api/demo/marbles'];
-    expect(Object.keys(marbles.get.responses)).toEqual(['200', '400', '406', '503']);
+    expect(Object.keys(marbles.get.responses)).toEqual(['200', '304', '400', '406', '503']);
     expect(Object.keys(marbles.post.responses)).toEqual([
       '201',
       '400',

@@ -15,6 +15,7 @@ import {
   OPERATION,
   OperationContext,
   OperationSpec,
+  PlainSpec,
   statusesOf,
 } from './openapi';
 import {
@@ -61,7 +62,9 @@ interface Route {
   path: string;
   method: string;
   spec: OperationSpec;
-  context: OperationContext;
+  /** The collection's; none for a plain route (health). */
+  context?: OperationContext;
+  tag: { name: string; description?: string };
 }
 
 /**
@@ -89,7 +92,10 @@ export class ApiDocs {
       const instance = wrapper.instance as { collection?: RecordCollection } | undefined;
       if (!controller || !instance) continue;
       const resource = this.reflector.get<ResourceDefinition | undefined>(RESOURCE, controller);
-      if (!resource || !instance.collection) continue;
+      if (!resource || !instance.collection) {
+        routes.push(...this.routesOf(controller));
+        continue;
+      }
       resources.push(resource);
       const context: OperationContext = {
         resource,
@@ -105,6 +111,7 @@ export class ApiDocs {
     };
     resources.sort((a, b) => rank(a) - rank(b));
     const pathRank = (route: Route) => {
+      if (!route.context) return [resources.length, 0, route.path] as const;
       const resource = resources.indexOf(route.context.resource);
       const rest = route.path.slice(route.context.resource.path.length);
       // The collection, its own paths (child_ping, ping), a record, a record's actions.
@@ -135,7 +142,10 @@ export class ApiDocs {
         description: settings.description,
         version: settings.version,
       },
-      tags: resources.map((r) => ({ name: r.plural, description: tagDescription(r, routes) })),
+      tags: [
+        ...resources.map((r) => ({ name: r.plural, description: tagDescription(r, routes) })),
+        ...[...new Map(routes.filter((r) => !r.context).map((r) => [r.tag.name, r.tag])).values()],
+      ],
       paths,
       components: {
         schemas,
@@ -222,7 +232,8 @@ export class ApiDocs {
     return part;
   }
 
-  private routesOf(controller: Type, resource: ResourceDefinition, context: OperationContext) {
+  /** The routes of a controller: of a collection, with its context; else plain routes. */
+  private routesOf(controller: Type, resource?: ResourceDefinition, context?: OperationContext) {
     const routes: Route[] = [];
     const base = (Reflect.getMetadata(PATH_METADATA, controller) as string).replace(/\/$/, '');
     for (const name of this.scanner.getAllMethodNames(controller.prototype)) {
@@ -239,7 +250,9 @@ export class ApiDocs {
       if (!verb || !describe) {
         throw new Error(`${controller.name}.${name} (${path}) has no OpenAPI @Operation.`);
       }
-      routes.push({ path, method: verb, spec: describe(context), context });
+      const spec = describe(context!);
+      const tag = 'tag' in spec ? (spec as PlainSpec).tag : { name: resource!.plural };
+      routes.push({ path, method: verb, spec, context, tag });
     }
     return routes;
   }
@@ -250,8 +263,8 @@ function methodRank(method: string): number {
 }
 
 function tagDescription(resource: ResourceDefinition, routes: Route[]): string {
-  const own = routes.filter((r) => r.context.resource === resource);
-  const paginator = own[0]?.context.paginator;
+  const own = routes.filter((r) => r.context?.resource === resource);
+  const paginator = own[0]?.context?.paginator;
   return (
     `${pascal(resource.plural).replace(/([a-z])([A-Z])/g, '$1 $2')} at \`${resource.path}\`: ` +
     (paginator
@@ -263,15 +276,14 @@ function tagDescription(resource: ResourceDefinition, routes: Route[]): string {
 }
 
 /** The operation object of a route: its parameters, body, responses and security. */
-function operationObject({ spec, context }: Route): Json {
-  const { resource } = context;
+function operationObject({ spec, context, tag }: Route): Json {
   const parameters: Json[] = [];
   if (spec.id !== undefined) {
     parameters.push({
       name: 'id',
       in: 'path',
       required: true,
-      description: `The ${words(resource.singular)}'s id.`,
+      description: `The ${words(context!.resource.singular)}'s id.`,
       schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
       example: spec.id,
     });
@@ -290,7 +302,7 @@ function operationObject({ spec, context }: Route): Json {
     responses[String(error)] = { $ref: `#/components/responses/${ERROR_RESPONSES[error].name}` };
   }
   return {
-    tags: [resource.plural],
+    tags: [tag.name],
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     operationId: spec.operationId,
@@ -308,7 +320,7 @@ function operationObject({ spec, context }: Route): Json {
         }
       : {}),
     responses,
-    ...(spec.write && context.token ? { security: [{ bearer: [] }] } : {}),
+    ...(spec.write && context?.token ? { security: [{ bearer: [] }] } : {}),
   };
 }
 
@@ -322,11 +334,16 @@ function media(schema: Schema, example?: { json: unknown; xml: string }): Json {
 /** The example of a success response, in JSON and in XML (encoded as the service encodes it). */
 function responseExample(
   spec: OperationSpec,
-  context: OperationContext,
+  context?: OperationContext,
 ): { json: unknown; xml: string } | undefined {
-  const { resource, paginator } = context;
   const success = spec.success[1];
-  const url = () => ({ base: `http://localhost:3000${resource.path}`, query: '' });
+  const url = () => ({ base: `http://localhost:3000${context?.resource.path ?? ''}`, query: '' });
+  if (!context) {
+    if (success.example === undefined) return undefined;
+    const value = success.example;
+    return { json: value, xml: renderBody(value, 'xml', undefined, url) };
+  }
+  const { resource, paginator } = context;
   const example = (result: unknown) => {
     const xml = renderBody(result, 'xml', resource, url);
     const json = JSON.parse(renderBody(result, 'json', resource, url)) as unknown;
@@ -384,8 +401,8 @@ function exampleRecord(resource: ResourceDefinition): Record<string, unknown> {
 /** The schemas of one collection. */
 function schemasOf(resource: ResourceDefinition, routes: Route[]): Record<string, Schema> {
   const name = pascal(resource.singular);
-  const own = routes.filter((r) => r.context.resource === resource);
-  const paginator = own[0]?.context.paginator;
+  const own = routes.filter((r) => r.context?.resource === resource);
+  const paginator = own[0]?.context?.paginator;
   const schemas: Record<string, Schema> = {
     [name]: recordSchema(resource),
     [`${name}Create`]: inputSchema(resource, 'create'),

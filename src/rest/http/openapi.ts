@@ -14,7 +14,7 @@ import { SetMetadata } from '@nestjs/common';
 import { ScalarType } from '../core/fields';
 import { EXCEPT_PARAM, FIELDS_PARAM, ONLY_PARAM, selectableFields } from '../core/selection';
 import { ORDERING_PARAM, SEARCH_PARAM } from '../core/list-query';
-import { pascal, words } from '../core/names';
+import { pascal, withArticle, words } from '../core/names';
 import { PaginatorOptions } from '../core/paginator';
 import { Message } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
@@ -89,8 +89,16 @@ export interface OperationSpec {
 
 export type Describe = (context: OperationContext) => OperationSpec;
 
-/** The description of a route. */
+/** The description of a route of a collection controller. */
 export const Operation = (describe: Describe) => SetMetadata(OPERATION, describe);
+
+/** A route outside the collections (health): its tag and its description, as they are. */
+export interface PlainSpec extends OperationSpec {
+  tag: { name: string; description: string };
+}
+
+/** The description of a route of a controller that serves no collection. */
+export const PlainOperation = (spec: PlainSpec) => SetMetadata(OPERATION, () => spec);
 
 /** The statuses that share one response object (`#/components/responses/<name>`). */
 export const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
@@ -126,11 +134,13 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
 };
 
 /** The statuses of every write, after its own (the token, the body's size and type). */
-function writes(context: OperationContext): number[] {
-  return [...(context.token ? [401] : []), 413, 415];
+function writes(context?: OperationContext): number[] {
+  return [...(context?.token ? [401] : []), 413, 415];
 }
 
 const sentence = (resource: ResourceDefinition) => words(resource.singular);
+/** `a marble`, `an email`. */
+const one = (resource: ResourceDefinition) => withArticle(sentence(resource)).toLowerCase();
 const Singular = (resource: ResourceDefinition) => pascal(resource.singular);
 const Plural = (resource: ResourceDefinition) => pascal(resource.plural);
 
@@ -298,7 +308,7 @@ export const INDEX: Describe = ({ resource, paginator, paths }) => {
 
 export const SHOW: Describe = ({ resource }) => ({
   operationId: `show${Singular(resource)}`,
-  summary: `Show a ${sentence(resource)}`,
+  summary: `Show ${one(resource)}`,
   write: false,
   id: resource.examples.id,
   parameters: selectionParameters(resource),
@@ -316,7 +326,7 @@ const LOCATION: Record<string, Header> = {
 
 export const CREATE: Describe = ({ resource }) => ({
   operationId: `create${Singular(resource)}`,
-  summary: `Create a ${sentence(resource)}`,
+  summary: `Create ${one(resource)}`,
   write: true,
   body: {
     schema: ref(`${Singular(resource)}Create`),
@@ -333,7 +343,7 @@ export const BULK_CREATE: Describe = (context) => {
   return {
     ...single,
     operationId: `create${Singular(resource)}`,
-    summary: `Create a ${sentence(resource)}, or several at once`,
+    summary: `Create ${one(resource)}, or several at once`,
     description:
       'An object creates one record (201, the record, `Location`); an array creates them all ' +
       `or none (201, \`{message, records}\`, at most ${1000} items).`,
@@ -369,7 +379,7 @@ export const BULK_CREATE: Describe = (context) => {
 
 export const UPDATE: Describe = ({ resource }) => ({
   operationId: `update${Singular(resource)}`,
-  summary: `Update a ${sentence(resource)} (partial)`,
+  summary: `Update ${one(resource)} (partial)`,
   description: 'PUT and PATCH are both partial updates: only the fields sent change.',
   write: true,
   id: resource.examples.id,
@@ -386,12 +396,12 @@ export const UPDATE: Describe = ({ resource }) => ({
 export const REPLACE: Describe = (context) => ({
   ...UPDATE(context),
   operationId: `replace${Singular(context.resource)}`,
-  summary: `Update a ${sentence(context.resource)} (PUT, also partial)`,
+  summary: `Update ${one(context.resource)} (PUT, also partial)`,
 });
 
 export const DESTROY: Describe = ({ resource }) => ({
   operationId: `destroy${Singular(resource)}`,
-  summary: `Delete a ${sentence(resource)}`,
+  summary: `Delete ${one(resource)}`,
   write: true,
   id: resource.examples.deletable[0],
   success: [204, { description: 'Deleted; no body.' }],
@@ -515,7 +525,7 @@ export function action(spec: {
 }
 
 /** The statuses a route answers besides its success, in order, shared ones included. */
-export function statusesOf(spec: OperationSpec, context: OperationContext): number[] {
+export function statusesOf(spec: OperationSpec, context?: OperationContext): number[] {
   const all = new Set([
     ...(spec.errors ?? []),
     ...(spec.write ? writes(context) : []),
