@@ -337,7 +337,6 @@ describe('The OpenAPI document and a client generated from it', () => {
         if (problem) problems.push(problem);
         return response;
       };
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const typed = require('./typed-client/client') as typeof import('./typed-client/client');
       const api = typed.client(base, checkedFetch, TOKEN);
       const outcomes = [

@@ -120,9 +120,9 @@ class Contract {
 }
 
 /** OpenAPI 3.0 schemas as JSON Schema: `nullable: true` becomes a `null` alternative. */
-function toJsonSchema(node: unknown, selected: boolean, key = ''): any {
-  if (Array.isArray(node)) return node.map((n) => toJsonSchema(n, selected));
-  if (!node || typeof node !== 'object') return node;
+function toJsonSchema(node: unknown, selected: boolean, key = ''): Json {
+  if (Array.isArray(node)) return node.map((n) => toJsonSchema(n, selected)) as unknown as Json;
+  if (!node || typeof node !== 'object') return node as Json;
   const out: Json = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === 'example' || k === 'examples' || k === 'xml') continue;

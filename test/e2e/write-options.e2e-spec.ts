@@ -114,7 +114,6 @@ const COLLECTIONS: Expected[] = [
     schemas: [
       'Error',
       'GenreSummary',
-      'Message',
       'Movie',
       'MovieCreate',
       'MovieUpdate',

@@ -235,7 +235,8 @@ export class ApiDocs {
   /** The routes of a controller: of a collection, with its context; else plain routes. */
   private routesOf(controller: Type, resource?: ResourceDefinition, context?: OperationContext) {
     const routes: Route[] = [];
-    const base = (Reflect.getMetadata(PATH_METADATA, controller) as string).replace(/\/$/, '');
+    const declared = Reflect.getMetadata(PATH_METADATA, controller) as string;
+    const base = `/${declared.replace(/^\/|\/$/g, '')}`;
     for (const name of this.scanner.getAllMethodNames(controller.prototype)) {
       const handler = (controller.prototype as Record<string, unknown>)[name] as object;
       const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
