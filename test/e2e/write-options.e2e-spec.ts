@@ -111,14 +111,7 @@ const COLLECTIONS: Expected[] = [
       '/api/plain/movies': ['get', 'post', 'options'],
       '/api/plain/movies/{id}': RECORD_METHODS,
     },
-    schemas: [
-      'Error',
-      'GenreSummary',
-      'Movie',
-      'MovieCreate',
-      'MovieUpdate',
-      'UserSummary',
-    ],
+    schemas: ['Error', 'GenreSummary', 'Movie', 'MovieCreate', 'MovieUpdate', 'UserSummary'],
     input: {
       name: { type: 'string', maxLength: 255 },
       price: { type: 'string', nullable: true },
