@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { RequestListener, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
@@ -18,6 +19,8 @@ const ROOT = join(__dirname, '..', '..');
 const CLIENT = join(__dirname, 'typed-client');
 /** Generous: tsc and openapi-typescript start as processes on a loaded machine. */
 const TOOL_TIMEOUT = 180_000;
+/** Tens of requests, some of them writes, on a loaded machine or a far MySQL. */
+const REQUESTS_TIMEOUT = 120_000;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -232,34 +235,38 @@ describe('The OpenAPI document and a client generated from it', () => {
     );
   });
 
-  it('should tell a response the document does not describe', async () => {
-    const contract = contractOf(t.app.get(ApiDocs).whole);
-    const res = await t.http().get('/api/demo/marbles/1');
-    const wrong = {
-      ...res,
-      status: 200,
-      headers: res.headers,
-      body: { ...res.body, radius_mm: '7' },
-    };
-    expect(await contract.check('GET', '/api/demo/marbles/1', wrong as Response)).toMatch(
-      /radius_mm.*must be integer/,
-    );
-    const missing = { ...res, body: { id: 1 } };
-    expect(await contract.check('GET', '/api/demo/marbles/1', missing as Response)).toMatch(
-      /required/,
-    );
-    expect(
-      await contract.check('GET', '/api/demo/marbles/1?only=id', missing as Response),
-    ).toBeUndefined();
-    expect(
-      await contract.check('GET', '/api/demo/marbles/1', { ...res, status: 418 } as Response),
-    ).toMatch(/status not documented/);
-    const xml = await t.http().get('/api/demo/marbles/1.xml');
-    const bad = { ...xml, text: xml.text.replace('<radius-mm type="integer">', '<radius-mm>') };
-    expect(await contract.check('GET', '/api/demo/marbles/1.xml', bad as Response)).toMatch(
-      /radius_mm.*must be integer/,
-    );
-  });
+  it(
+    'should tell a response the document does not describe',
+    async () => {
+      const contract = contractOf(t.app.get(ApiDocs).whole);
+      const res = await t.http().get('/api/demo/marbles/1');
+      const wrong = {
+        ...res,
+        status: 200,
+        headers: res.headers,
+        body: { ...res.body, radius_mm: '7' },
+      };
+      expect(await contract.check('GET', '/api/demo/marbles/1', wrong as Response)).toMatch(
+        /radius_mm.*must be integer/,
+      );
+      const missing = { ...res, body: { id: 1 } };
+      expect(await contract.check('GET', '/api/demo/marbles/1', missing as Response)).toMatch(
+        /required/,
+      );
+      expect(
+        await contract.check('GET', '/api/demo/marbles/1?only=id', missing as Response),
+      ).toBeUndefined();
+      expect(
+        await contract.check('GET', '/api/demo/marbles/1', { ...res, status: 418 } as Response),
+      ).toMatch(/status not documented/);
+      const xml = await t.http().get('/api/demo/marbles/1.xml');
+      const bad = { ...xml, text: xml.text.replace('<radius-mm type="integer">', '<radius-mm>') };
+      expect(await contract.check('GET', '/api/demo/marbles/1.xml', bad as Response)).toMatch(
+        /radius_mm.*must be integer/,
+      );
+    },
+    REQUESTS_TIMEOUT,
+  );
 
   it(
     'should generate TypeScript types (openapi-typescript), compile a typed client (tsc) and answer every call it makes',
@@ -293,7 +300,9 @@ describe('The OpenAPI document and a client generated from it', () => {
       );
       expect({ status: tsc.status, out: tsc.stdout }).toEqual({ status: 0, out: '' });
 
-      const server = await t.app.listen(0, '127.0.0.1');
+      // A server of its own over the app's Express handler: supertest's stays untouched.
+      const server = createServer(t.app.getHttpAdapter().getInstance() as RequestListener);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const contract = contractOf(t.app.get(ApiDocs).whole);
       const problems: string[] = [];
@@ -338,6 +347,7 @@ describe('The OpenAPI document and a client generated from it', () => {
       expect(refused.response.status).toBe(401);
       expect(refused.error).toEqual({ message: expect.stringContaining('bearer token') });
       expect(problems).toEqual([]);
+      await new Promise((resolve) => server.close(resolve));
     },
     TOOL_TIMEOUT * 3,
   );
@@ -351,25 +361,29 @@ describe.each(['application/json', 'application/xml'])(
       seed: async (app) => new DemoData(app.dataSource).load(),
     });
 
-    it("should be accepted as they are, on the demo data, in the document's order", async () => {
-      const doc = (await t.http().get('/api/openapi.json')).body as Json;
-      const outcomes: unknown[] = [];
-      const expected: unknown[] = [];
-      for (const [path, item] of Object.entries(doc.paths as Json)) {
-        for (const [method, op] of Object.entries(item as Json) as [string, Json][]) {
-          const id = (op.parameters as Json[]).find((p) => p.name === 'id')?.example;
-          let req = t
-            .http()
-            [method as 'get'](path.replace('{id}', String(id)))
-            .set('Authorization', `Bearer ${TOKEN}`);
-          const example = op.requestBody?.content[type].example;
-          if (example !== undefined) req = req.set('Content-Type', type).send(example);
-          const res: Response = await req;
-          outcomes.push([op.operationId, res.status, res.status >= 400 ? res.text : '']);
-          expected.push([op.operationId, Number(Object.keys(op.responses as Json)[0]), '']);
+    it(
+      "should be accepted as they are, on the demo data, in the document's order",
+      async () => {
+        const doc = (await t.http().get('/api/openapi.json')).body as Json;
+        const outcomes: unknown[] = [];
+        const expected: unknown[] = [];
+        for (const [path, item] of Object.entries(doc.paths as Json)) {
+          for (const [method, op] of Object.entries(item as Json) as [string, Json][]) {
+            const id = (op.parameters as Json[]).find((p) => p.name === 'id')?.example;
+            let req = t
+              .http()
+              [method as 'get'](path.replace('{id}', String(id)))
+              .set('Authorization', `Bearer ${TOKEN}`);
+            const example = op.requestBody?.content[type].example;
+            if (example !== undefined) req = req.set('Content-Type', type).send(example);
+            const res: Response = await req;
+            outcomes.push([op.operationId, res.status, res.status >= 400 ? res.text : '']);
+            expected.push([op.operationId, Number(Object.keys(op.responses as Json)[0]), '']);
+          }
         }
-      }
-      expect(outcomes).toEqual(expected);
-    });
+        expect(outcomes).toEqual(expected);
+      },
+      REQUESTS_TIMEOUT,
+    );
   },
 );

@@ -62,6 +62,7 @@ export function summarySchema(fields: ScalarField[], table: string): Schema {
     type: 'object',
     properties: Object.fromEntries(fields.map((f) => [f.name, scalar(f, false)])),
     required: fields.map((f) => f.name),
+    additionalProperties: false,
     xml: { name: singular(table) },
   };
 }
@@ -89,7 +90,13 @@ export function recordSchema(resource: ResourceDefinition): Schema {
     }
     if (field.kind !== 'reference' || !field.omitWhenAbsent) required.push(field.name);
   }
-  return { type: 'object', properties, required, xml: { name: 'hash' } };
+  return {
+    type: 'object',
+    properties,
+    required,
+    additionalProperties: false,
+    xml: { name: 'hash' },
+  };
 }
 
 /**
