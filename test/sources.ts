@@ -15,4 +15,3 @@ export { MARBLES } from '../src/marbles/marbles.resource';
 export { PHONE_NUMBERS } from '../src/phone-numbers/phone-numbers.resource';
 export { ApiDocs } from '../src/rest/http/api-docs';
 export { parseXml } from '../src/rest/core/xml-input';
-export { SqlDatabase } from '../src/rest/sql/port';
