@@ -20,11 +20,14 @@ import { PHONE_NUMBERS } from './phone-numbers/phone-numbers.resource';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 
-/** The collections this service serves: each a module of its own folder, and its declaration. */
+/**
+ * The collections this service serves: each a module of its own folder, and its declaration, in
+ * the order of the interface document (the order of the OpenAPI document's tags).
+ */
 const COLLECTIONS = [
   { module: EmailsModule, declaration: EMAILS },
-  { module: MarblesModule, declaration: MARBLES },
   { module: PhoneNumbersModule, declaration: PHONE_NUMBERS },
+  { module: MarblesModule, declaration: MARBLES },
   { module: MoviesModule, declaration: MOVIES },
 ];
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);

@@ -1,8 +1,11 @@
 import { NestApplicationOptions } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import compression from 'compression';
 import type { NextFunction, Request, Response } from 'express';
+import { COLLECTION_NAMES } from './app.module';
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { accessLog } from './logging';
@@ -11,6 +14,11 @@ import { bodyParsers } from './rest/http/body';
 import { weakETag } from './rest/http/etag';
 import { negotiateFormat } from './rest/http/format';
 import { requireWriteToken } from './rest/http/write-token';
+
+/** The version of package.json (beside src/ and dist/ alike): the document's `info.version`. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /** Options for creating the application: bodies are parsed by `bodyParsers`, not Nest's parser. */
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
@@ -38,20 +46,21 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   if (config.apiToken) app.use(requireWriteToken(config.apiToken));
   app.use(bodyParsers());
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Record collections')
-      .setDescription(
-        'E-mails, marbles and phone numbers under /api/demo, movies under /api/plain. ' +
-          'Every route answers in JSON or XML (suffix .json/.xml, ?format=, or Accept).',
-      )
-      .setVersion('1')
-      .addBearerAuth()
-      .build(),
-  );
-  app.get(ApiDocs).use(document);
+  const document = app.get(ApiDocs).build({
+    title: 'Record collections',
+    description:
+      'E-mails, marbles and phone numbers under /api/demo, movies under /api/plain. Every route ' +
+      'answers in JSON or XML (a `.json` / `.xml` suffix, `?format=`, or `Accept`) and takes JSON ' +
+      'or XML bodies. A path answers a method it does not list with 405 and `Allow`.' +
+      (config.apiToken ? ' Writes need `Authorization: Bearer <token>` (Authorize).' : ''),
+    version: PACKAGE_VERSION,
+    token: config.apiToken !== undefined,
+    order: COLLECTION_NAMES,
+  });
   // Swagger UI from the swagger-ui-dist package, served by this process: no CDN.
-  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/openapi.json' });
+  SwaggerModule.setup('api/docs', app, document, {
+    jsonDocumentUrl: 'api/openapi.json',
+    swaggerOptions: { persistAuthorization: true },
+  });
   return app;
 }

@@ -13,3 +13,5 @@ export { SqlDatabase } from '../src/rest/sql/port';
 export { EMAILS } from '../src/emails/emails.resource';
 export { MARBLES } from '../src/marbles/marbles.resource';
 export { PHONE_NUMBERS } from '../src/phone-numbers/phone-numbers.resource';
+export { ApiDocs } from '../src/rest/http/api-docs';
+export { parseXml } from '../src/rest/core/xml-input';

@@ -39,5 +39,15 @@ export const EMAILS = defineResource({
     }),
   ],
   probes: true,
+  examples: {
+    id: 1,
+    deletable: [10, 11, 12],
+    create: { email: 'new.address@example.com', is_primary: false, user_id: 3 },
+    update: { is_primary: true },
+    updateAll: [
+      { id: 5, is_primary: false },
+      { id: 6, user_id: 4 },
+    ],
+  },
   pagination: { pageSize: 30 },
 });

@@ -1,10 +1,31 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from '../rest/http/api-error';
+import { PlainOperation } from '../rest/http/openapi';
+import { Schema } from '../rest/http/openapi-schemas';
+
+const TAG = { name: 'health', description: 'Probes for a load balancer or an orchestrator.' };
+
+const STATUS: Schema = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string' } },
+};
+
+/** What terminus answers: the status and the state of each indicator. */
+const READY: Schema = {
+  type: 'object',
+  required: ['status', 'info', 'error', 'details'],
+  properties: {
+    status: { type: 'string', enum: ['ok'] },
+    info: { type: 'object', additionalProperties: STATUS },
+    error: { type: 'object', additionalProperties: STATUS },
+    details: { type: 'object', additionalProperties: STATUS },
+  },
+  xml: { name: 'hash' },
+};
 
 @Controller('health')
-@ApiTags('health')
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
@@ -13,12 +34,47 @@ export class HealthController {
 
   /** The process is up and serving. */
   @Get('live')
+  @PlainOperation({
+    tag: TAG,
+    operationId: 'live',
+    summary: 'The process is up',
+    write: false,
+    offline: true,
+    success: [
+      200,
+      {
+        description: '`{"status": "ok"}`.',
+        schema: { ...STATUS, properties: { status: { type: 'string', enum: ['ok'] } } },
+        example: { status: 'ok' },
+      },
+    ],
+  })
   live() {
     return { status: 'ok' };
   }
 
   /** The database answers: 503 otherwise, so a load balancer stops sending traffic. */
   @Get('ready')
+  @PlainOperation({
+    tag: TAG,
+    operationId: 'ready',
+    summary: 'The database answers',
+    description: 'A 503 with `Retry-After` when it does not.',
+    write: false,
+    success: [
+      200,
+      {
+        description: 'The database is up.',
+        schema: READY,
+        example: {
+          status: 'ok',
+          info: { database: { status: 'up' } },
+          error: {},
+          details: { database: { status: 'up' } },
+        },
+      },
+    ],
+  })
   async ready() {
     try {
       return await this.health.check([

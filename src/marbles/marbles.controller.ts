@@ -1,7 +1,8 @@
 import { Body, Controller, Param, Patch } from '@nestjs/common';
 import { ApiDocs } from '../rest/http/api-docs';
 import { CollectionController } from '../rest/http/collection.controller';
-import { MessageDoc } from '../rest/http/openapi';
+import { Operation, action } from '../rest/http/openapi';
+import { inputSchema } from '../rest/http/openapi-schemas';
 import { RecordIdPipe } from '../rest/http/record-id.pipe';
 import { MARBLES } from './marbles.resource';
 import { MarblesService } from './marbles.service';
@@ -18,13 +19,36 @@ export class MarblesController extends CollectionController(MARBLES) {
   }
 
   @Patch(':id/adjust_price')
-  @MessageDoc()
+  @Operation(
+    action({
+      operationId: 'adjustMarblePrice',
+      summary: 'Set the price of a marble',
+      body: {
+        schema: {
+          type: 'object',
+          properties: { price: inputSchema(MARBLES, 'update').properties!.price },
+          required: ['price'],
+          xml: { name: 'marble' },
+        },
+        example: { price: '12.5' },
+        xmlRoot: 'marble',
+      },
+      errors: [400],
+      message: 'Price updated to 12.5.',
+    }),
+  )
   adjustPrice(@Param('id', MarbleId) id: number, @Body() body: unknown) {
     return this.marbles.adjustPrice(id, body);
   }
 
   @Patch(':id/toggle_is_discounted')
-  @MessageDoc()
+  @Operation(
+    action({
+      operationId: 'toggleMarbleIsDiscounted',
+      summary: 'Flip is_discounted of a marble',
+      message: 'Is discounted toggled to true.',
+    }),
+  )
   toggleIsDiscounted(@Param('id', MarbleId) id: number) {
     return this.marbles.toggleIsDiscounted(id);
   }

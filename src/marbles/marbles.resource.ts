@@ -35,5 +35,15 @@ export const MARBLES = defineResource({
     string('description', { searchable: true, write: { default: '', maxLength: 10_000 } }),
     string('picture'),
   ],
+  examples: {
+    id: 1,
+    deletable: [10, 11, 12],
+    create: { name: 'Example Glass Marble', radius_mm: 12, price: '12.5', user_id: 3 },
+    update: { price: '3.5' },
+    updateAll: [
+      { id: 5, radius_mm: 9 },
+      { id: 6, is_discounted: true },
+    ],
+  },
   pagination: { pageSize: 30 },
 });

@@ -58,5 +58,17 @@ export const MOVIES = defineResource({
   ],
   // The interface document: no bulk create, update_all or destroy_all, and a bare list.
   bulk: false,
+  examples: {
+    id: 1,
+    deletable: [10],
+    create: {
+      name: 'The Example Movie',
+      price: '9.99',
+      main_genre_id: 2,
+      genre_ids: [2, 3],
+      user_ids: [1],
+    },
+    update: { price: '12.5', genre_ids: [1, 2] },
+  },
   pagination: null,
 });

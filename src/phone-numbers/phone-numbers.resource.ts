@@ -17,5 +17,15 @@ export const PHONE_NUMBERS = defineResource({
     owner(),
   ],
   probes: true,
+  examples: {
+    id: 1,
+    deletable: [10, 11, 12],
+    create: { number: '+1 555 0100', user_id: 3 },
+    update: { user_id: 2 },
+    updateAll: [
+      { id: 5, user_id: 7 },
+      { id: 6, user_id: 8 },
+    ],
+  },
   pagination: { pageSize: 30 },
 });

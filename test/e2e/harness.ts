@@ -16,8 +16,10 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { contractOf } from './contract';
 import {
   APP_OPTIONS,
+  ApiDocs,
   AppConfig,
   AppModule,
   DatabaseConfig,
@@ -60,6 +62,9 @@ export interface Timed {
   before: number;
   after: number;
 }
+
+/** Methods whose responses are checked against the OpenAPI document. */
+const CHECKED = new Set(['get', 'post', 'put', 'patch', 'delete', 'options']);
 
 /** Starting, seeding and closing the app: generous, for a loaded machine or a far MySQL. */
 export const HOOK_TIMEOUT = 60_000;
@@ -122,8 +127,32 @@ export class TestApp {
     return this;
   }
 
+  /**
+   * supertest on the app. Every response is checked against the app's OpenAPI document
+   * (contract.ts): one the document does not describe fails the request with the reason.
+   */
   http(): ReturnType<typeof request> {
-    return request(this.app.getHttpServer());
+    const agent = request(this.app.getHttpServer());
+    const contract = contractOf(this.app.get(ApiDocs).whole);
+    return new Proxy(agent, {
+      get(target, name: string) {
+        const value = (target as unknown as Record<string, unknown>)[name];
+        if (!CHECKED.has(name) || typeof value !== 'function') return value;
+        return (url: string) => {
+          const test = (value as (url: string) => request.Test).call(target, url);
+          const end = test.end.bind(test);
+          test.end = (callback = () => undefined) =>
+            end((error, res) => {
+              if (error || !res) return callback(error, res);
+              contract.check(name.toUpperCase(), url, res).then(
+                (problem) => callback(problem ? new Error(`OpenAPI: ${problem}`) : null, res),
+                (thrown: Error) => callback(new Error(`OpenAPI: ${url}: ${thrown.message}`), res),
+              );
+            });
+          return test;
+        };
+      },
+    });
   }
 
   /** One request, described as a record: `t.request({ method: 'post', path, accept, body })`. */

@@ -34,6 +34,22 @@ const DEMO_ALLOW = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 const COLLECTION_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options'];
 const RECORD_METHODS = ['get', 'put', 'patch', 'delete'];
 
+/** The schemas of a demo collection's routes: record, bodies, bulk forms, envelope, errors. */
+function demoSchemas(singular: string, plural: string): string[] {
+  return [
+    'BulkError',
+    'Error',
+    'Message',
+    singular,
+    `${singular}BulkResult`,
+    `${singular}BulkUpdate`,
+    `${singular}Create`,
+    `${singular}Update`,
+    `${plural}Page`,
+    'UserSummary',
+  ].sort();
+}
+
 const COLLECTIONS: Expected[] = [
   {
     path: '/api/demo/marbles',
@@ -44,7 +60,7 @@ const COLLECTIONS: Expected[] = [
       '/api/demo/marbles/{id}/adjust_price': ['patch'],
       '/api/demo/marbles/{id}/toggle_is_discounted': ['patch'],
     },
-    schemas: ['Marble', 'MarbleInput', 'UserSummary'],
+    schemas: demoSchemas('Marble', 'Marbles'),
     input: {
       name: { type: 'string', maxLength: 255 },
       radius_mm: { type: 'integer', minimum: 1, default: 1 },
@@ -64,7 +80,7 @@ const COLLECTIONS: Expected[] = [
       '/api/demo/emails/child_ping': ['get'],
       '/api/demo/emails/{id}': RECORD_METHODS,
     },
-    schemas: ['Email', 'EmailInput', 'UserSummary'],
+    schemas: demoSchemas('Email', 'Emails'),
     input: {
       email: { type: 'string', maxLength: 255, format: 'email' },
       is_primary: { type: 'boolean', default: false },
@@ -81,7 +97,7 @@ const COLLECTIONS: Expected[] = [
       '/api/demo/phone_numbers/child_ping': ['get'],
       '/api/demo/phone_numbers/{id}': RECORD_METHODS,
     },
-    schemas: ['PhoneNumber', 'PhoneNumberInput', 'UserSummary'],
+    schemas: demoSchemas('PhoneNumber', 'PhoneNumbers'),
     input: {
       number: { type: 'string', maxLength: 255 },
       user_id: { type: 'integer' },
@@ -95,7 +111,7 @@ const COLLECTIONS: Expected[] = [
       '/api/plain/movies': ['get', 'post', 'options'],
       '/api/plain/movies/{id}': RECORD_METHODS,
     },
-    schemas: ['GenreSummary', 'Movie', 'MovieInput', 'UserSummary'],
+    schemas: ['Error', 'GenreSummary', 'Movie', 'MovieCreate', 'MovieUpdate', 'UserSummary'],
     input: {
       name: { type: 'string', maxLength: 255 },
       price: { type: 'string', nullable: true },
@@ -137,16 +153,26 @@ describe('write: OPTIONS and 405', () => {
         expect(Object.keys(doc.components.schemas).sort()).toEqual(expected.schemas);
       });
 
-      it('should describe the writable fields, the required ones and their rules in the input schema', async () => {
+      it('should describe the writable fields, the required ones and their rules in the input schemas', async () => {
         const res = await t.http().options(expected.path);
         doc = res.body;
         const ref =
           doc.paths[`${expected.path}/{id}`].patch.requestBody!.content['application/json'].schema
             .$ref!;
         expect(ref).toMatch(/^#\/components\/schemas\//);
-        const input = doc.components.schemas[ref.split('/').pop()!];
+        // An update is partial (nothing required); a create requires the required fields.
+        const update = doc.components.schemas[ref.split('/').pop()!];
+        expect(update.required).toBeUndefined();
+        const input =
+          doc.components.schemas[
+            ref
+              .split('/')
+              .pop()!
+              .replace(/Update$/, 'Create')
+          ];
         expect(input.type).toBe('object');
         expect(Object.keys(input.properties)).toEqual(Object.keys(expected.input));
+        expect(Object.keys(update.properties)).toEqual(Object.keys(expected.input));
         expect(input.required).toEqual(expected.required);
         for (const [field, rules] of Object.entries(expected.input)) {
           expect({ field, schema: input.properties[field] }).toMatchObject({

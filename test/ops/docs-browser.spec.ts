@@ -1,33 +1,25 @@
 /**
  * The interactive API documentation in a real headless browser (Debian's Chromium driven by
- * playwright-core): the page loads from this service alone, lists the four collections, and
- * "Try it out" on the marbles index gets a 200.
+ * playwright-core): the page loads from this service alone, lists the four collections in the
+ * order of the interface document, Authorize takes the write token, and "Try it out" with the
+ * page's default example succeeds on every operation against the demo data.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, Browser } from 'playwright-core';
 import { useApp } from '../e2e/harness';
-import { marbleRow } from '../e2e/fixtures';
+import { DemoData } from '../sources';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT = join(__dirname, '..', '..', 'test-output', 'api-docs.png');
 
 describe('API documentation page in a browser', () => {
+  const TOKEN = 'browser-test-token-0123456789';
   const t = useApp({
     database: { type: 'sqlite', path: ':memory:' },
-    seed: {
-      users: [{ id: 1, login: 'ann' }],
-      marbles: [
-        marbleRow(1, 'Azure Swirl', {
-          radius_mm: 7,
-          price: '9.50',
-          created_at: '2024-05-01 12:00:00.000',
-          updated_at: '2024-05-01 12:00:00.000',
-          user_id: 1,
-        }),
-      ],
-    },
+    apiToken: TOKEN,
+    seed: async (app) => new DemoData(app.dataSource).load(),
   });
   let browser: Browser;
   let base: string;
@@ -56,8 +48,8 @@ describe('API documentation page in a browser', () => {
     await browser?.close();
   });
 
-  it('should load from this service only, list the collections and run "Try it out" on the marbles index', async () => {
-    const page = await browser.newPage();
+  it('should load from this service only, list the collections in order and run "Try it out" on every operation', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const foreign: string[] = [];
     page.on('request', (request) => {
       if (!request.url().startsWith(base) && !request.url().startsWith('data:'))
@@ -65,33 +57,69 @@ describe('API documentation page in a browser', () => {
     });
     await page.goto(`${base}/api/docs/`, { waitUntil: 'networkidle' });
 
-    for (const tag of ['emails', 'marbles', 'phone_numbers', 'movies']) {
+    for (const tag of ['emails', 'phone_numbers', 'marbles', 'movies', 'health']) {
       await page.locator(`#operations-tag-${tag}`).waitFor({ timeout: 15_000 });
     }
+    const tags = await page
+      .locator('.opblock-tag-section h3 a span, .opblock-tag-section h3 span')
+      .allInnerTexts();
+    expect(tags.filter((x) => /^[a-z_]+$/.test(x))).toEqual([
+      'emails',
+      'phone_numbers',
+      'marbles',
+      'movies',
+      'health',
+    ]);
 
     mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT.replace('.png', '-collections.png'), fullPage: true });
 
-    const operation = page.locator('#operations-marbles-MarblesController_index');
-    await operation.locator('.opblock-summary').click();
-    await operation.getByRole('button', { name: 'Try it out' }).click();
-    await operation.getByRole('button', { name: 'Execute' }).click();
-    const status = operation.locator('.live-responses-table tbody .response-col_status').first();
-    await status.waitFor({ timeout: 15_000 });
-    expect((await status.innerText()).trim()).toBe('200');
-    const body = await operation
-      .locator('.live-responses-table tbody .microlight')
-      .first()
-      .innerText();
-    expect(JSON.parse(body)).toMatchObject({
-      count: 1,
-      page: 1,
-      page_size: 30,
-      results: [{ id: 1, name: 'Azure Swirl' }],
-    });
+    // Authorize: the bearer token, sent by every write from now on.
+    await page.locator('.auth-wrapper .authorize').click();
+    await page.locator('.auth-container input').fill(TOKEN);
+    await page.locator('.auth-btn-wrapper .authorize').click();
+    await page.screenshot({ path: SCREENSHOT.replace('.png', '-authorize.png') });
+    await page.locator('.auth-btn-wrapper .btn-done').click();
 
-    await status.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: SCREENSHOT, fullPage: false });
+    const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        Record<string, { operationId: string; tags: string[]; responses: object }>
+      >;
+    };
+    const outcomes: [string, string][] = [];
+    const expected: [string, string][] = [];
+    for (const item of Object.values(doc.paths)) {
+      for (const op of Object.values(item)) {
+        expected.push([op.operationId, Object.keys(op.responses)[0]]);
+        const operation = page.locator(`#operations-${op.tags[0]}-${op.operationId}`);
+        await operation.locator('.opblock-summary').first().click();
+        await operation.getByRole('button', { name: 'Try it out' }).click();
+        await operation.getByRole('button', { name: 'Execute' }).click();
+        const status = operation
+          .locator('.live-responses-table tbody .response-col_status')
+          .first();
+        await status.waitFor({ timeout: 15_000 });
+        outcomes.push([op.operationId, (await status.innerText()).trim().slice(0, 3)]);
+        if (op.operationId === 'adjustMarblePrice') {
+          await status.scrollIntoViewIfNeeded();
+          await page.screenshot({ path: SCREENSHOT.replace('.png', '-adjust-price.png') });
+        }
+        if (op.operationId === 'listMarbles') {
+          const body = await operation
+            .locator('.live-responses-table tbody .microlight')
+            .first()
+            .innerText();
+          expect(JSON.parse(body)).toMatchObject({ count: 120, page: 1, page_size: 30 });
+          await status.scrollIntoViewIfNeeded();
+          await page.screenshot({ path: SCREENSHOT, fullPage: false });
+        }
+        // Collapsed again, so the page stays short.
+        await operation.locator('.opblock-summary').first().click();
+      }
+    }
+    expect(outcomes).toEqual(expected);
+    expect(outcomes).toHaveLength(45);
     expect(foreign).toEqual([]);
-  }, 60_000);
+  }, 600_000);
 });

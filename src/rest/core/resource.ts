@@ -24,6 +24,25 @@ export interface ResourceDeclaration {
    * pagination (the index is a bare array). Default `{}`.
    */
   pagination?: Partial<PaginatorOptions> | null;
+  /** Request examples of the OpenAPI document, chosen to succeed on the demo data. */
+  examples: ResourceExamples;
+}
+
+/**
+ * Examples for the OpenAPI document (and Swagger UI's "Try it out"): each must succeed when sent
+ * as it is to a service holding the demo data, so create bodies use values no demo record has.
+ */
+export interface ResourceExamples {
+  /** A record that exists: show, update and the actions use it. */
+  id: number;
+  /** Records that may be deleted: the first by destroy, the rest by destroy_all. */
+  deletable: number[];
+  /** A create body that passes validation and uniqueness. */
+  create: Record<string, unknown>;
+  /** A partial update, valid for any record. */
+  update: Record<string, unknown>;
+  /** An update_all body (collections with bulk routes). */
+  updateAll?: Record<string, unknown>[];
 }
 
 /** A checked declaration, with its defaults filled in. */

@@ -18,6 +18,7 @@ import { ResourceDefinition } from '../core/resource';
 import { RecordCollection } from '../sql/collection';
 import { ApiDocs } from './api-docs';
 import * as Doc from './openapi';
+import { Operation } from './openapi';
 import { RecordIdPipe } from './record-id.pipe';
 import { Resource } from './resource.decorator';
 
@@ -33,10 +34,9 @@ const when = (on: boolean, ...decorators: MethodDecorator[]) =>
  */
 export function CollectionController(resource: ResourceDefinition) {
   const Id = new RecordIdPipe(resource);
-  const { bulk, probes, pagination } = resource;
+  const { bulk, probes } = resource;
 
   @Resource(resource)
-  @Doc.CollectionDoc(resource)
   class Base {
     constructor(
       readonly collection: RecordCollection,
@@ -44,68 +44,69 @@ export function CollectionController(resource: ResourceDefinition) {
     ) {}
 
     @Get()
-    @Doc.IndexDoc(resource, pagination !== null)
+    @Operation(Doc.INDEX)
     index(@Query() query: QueryParams) {
       return this.collection.list(query);
     }
 
     @Post()
-    @Doc.CreateDoc(resource, bulk)
-    create(@Body() body: unknown) {
-      return this.collection.create(body);
+    @Operation(bulk ? Doc.BULK_CREATE : Doc.CREATE)
+    create(@Body() body: unknown, @Query() query: QueryParams) {
+      return this.collection.create(body, query);
     }
 
-    @when(bulk, Put(), Doc.UpdateAllDoc(resource))
-    replaceAll(@Body() body: unknown) {
-      return this.collection.updateAll(body);
+    @when(bulk, Put(), Operation(Doc.REPLACE_ALL))
+    replaceAll(@Body() body: unknown, @Query() query: QueryParams) {
+      return this.collection.updateAll(body, query);
     }
 
-    @when(bulk, Patch(), Doc.UpdateAllDoc(resource))
-    updateAll(@Body() body: unknown) {
-      return this.collection.updateAll(body);
+    @when(bulk, Patch(), Operation(Doc.UPDATE_ALL))
+    updateAll(@Body() body: unknown, @Query() query: QueryParams) {
+      return this.collection.updateAll(body, query);
     }
 
-    @when(bulk, Delete(), Doc.DestroyAllDoc(resource))
-    destroyAll(@Body() body: unknown) {
-      return this.collection.destroyAll(body);
+    @when(bulk, Delete(), Operation(Doc.DESTROY_ALL))
+    destroyAll(@Body() body: unknown, @Query() query: QueryParams) {
+      return this.collection.destroyAll(body, query);
     }
 
     @Options()
+    @Operation(Doc.OPTIONS)
     options() {
       return new Untyped(this.docs.forPath(resource.path));
     }
 
-    @when(probes, Get('ping'), Doc.MessageDoc())
+    @when(probes, Get('ping'), Operation(Doc.PING))
     ping() {
       return new Message('pong');
     }
 
-    @when(probes, Get('child_ping'), Doc.MessageDoc())
+    @when(probes, Get('child_ping'), Operation(Doc.CHILD_PING))
     childPing() {
       return new Message('child pong');
     }
 
     @Get(':id')
-    @Doc.ShowDoc(resource)
-    show(@Param('id', Id) id: number) {
-      return this.collection.show(id);
+    @Operation(Doc.SHOW)
+    show(@Param('id', Id) id: number, @Query() query: QueryParams) {
+      return this.collection.show(id, query);
     }
 
     @Put(':id')
-    @Doc.UpdateDoc(resource)
+    @Operation(Doc.REPLACE)
     replace(@Param('id', Id) id: number, @Body() body: unknown) {
       return this.collection.update(id, body);
     }
 
     @Patch(':id')
-    @Doc.UpdateDoc(resource)
+    @Operation(Doc.UPDATE)
     update(@Param('id', Id) id: number, @Body() body: unknown) {
       return this.collection.update(id, body);
     }
 
     @Delete(':id')
     @HttpCode(204)
-    @Doc.DestroyDoc()
+    @Operation(Doc.DESTROY)
     destroy(@Param('id', Id) id: number) {
       return this.collection.destroy(id);
     }

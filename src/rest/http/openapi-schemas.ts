@@ -1,93 +1,219 @@
 /**
- * OpenAPI schemas built from a collection's declaration: its input (the writable fields, as the
- * validator of core/validation.ts checks them) and its rendered record.
+ * OpenAPI 3.0 schemas built from a collection's declaration: the rendered record, the create and
+ * update bodies (the writable fields, as core/validation.ts checks them), the bulk forms, the
+ * envelope, and the error bodies every route shares.
  */
-import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ScalarField, ScalarType } from '../core/fields';
-import { namedClass, pascal, singular } from '../core/names';
-import { perResource } from '../core/resource';
-import { inputShape } from '../core/validation';
+import { pascal, singular } from '../core/names';
+import { PaginatorOptions } from '../core/paginator';
+import { ResourceDefinition } from '../core/resource';
+import { MAX_IDS, inputKey, writableFields } from '../core/validation';
 
-type Class = new () => object;
+/** A schema, or a reference to one. */
+export type Schema = SchemaObject & { $ref?: string };
 
-const OPENAPI_TYPES: Record<ScalarType, ApiPropertyOptions> = {
+/** The most items one bulk request may carry (CONTRACT §4). */
+export const MAX_BULK_ITEMS = 1000;
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+const TYPES: Record<ScalarType, Schema> = {
   integer: { type: 'integer' },
   string: { type: 'string' },
   boolean: { type: 'boolean' },
-  decimal: { type: 'string', format: 'decimal', example: '12.5' },
+  decimal: { type: 'string', pattern: '^-?\\d+\\.\\d+$' },
   timestamp: { type: 'string', format: 'date-time' },
 };
 
-function scalarDoc(field: ScalarField, forInput: boolean): ApiPropertyOptions {
+function scalar(field: ScalarField, forInput: boolean): Schema {
   const rules = field.write;
-  const doc: Record<string, unknown> = { ...OPENAPI_TYPES[field.type] };
-  if (!forInput && !rules) doc.readOnly = true;
-  if (rules?.nullable || (!forInput && field.name === 'picture')) doc.nullable = true;
-  if (rules?.maxLength) doc.maxLength = rules.maxLength;
-  if (rules?.min !== undefined) doc.minimum = rules.min;
-  if (rules?.email) doc.format = 'email';
-  if (rules?.default !== undefined && rules.default !== null) doc.default = rules.default;
+  const schema: Schema = { ...TYPES[field.type] };
+  const notes: string[] = [];
   if (field.type === 'decimal') {
-    const bounds = [
-      rules?.greaterThan !== undefined ? `> ${rules.greaterThan}` : '',
-      rules?.max !== undefined ? `<= ${rules.max}` : '',
-    ].filter(Boolean);
-    doc.description = `Decimal as a string, at most ${field.scale ?? 2} decimal places${bounds.length ? ` (${bounds.join(', ')})` : ''}.`;
+    if (forInput) schema.pattern = `^\\d+(\\.\\d{1,${field.scale ?? 2}})?$`;
+    notes.push(`A decimal as a string, at most ${field.scale ?? 2} decimal places`);
+    if (rules?.greaterThan !== undefined) notes.push(`greater than ${rules.greaterThan}`);
+    if (rules?.max !== undefined) notes.push(`at most ${rules.max}`);
   }
-  if (rules?.unique) doc.description = `${doc.description ?? ''} Unique.`.trim();
-  if (rules?.references) doc.description = `Id of an existing ${rules.references} row.`;
-  doc.required = forInput ? !!rules?.required : true;
-  return doc as ApiPropertyOptions;
+  if (!forInput && !rules) schema.readOnly = true;
+  if (rules?.nullable || (!forInput && field.name === 'picture')) schema.nullable = true;
+  if (forInput && rules) {
+    if (rules.maxLength) schema.maxLength = rules.maxLength;
+    if (rules.notBlank) schema.pattern = '\\S';
+    if (rules.min !== undefined) schema.minimum = rules.min;
+    if (rules.email) schema.format = 'email';
+    if (rules.default !== undefined) schema.default = rules.default;
+    if (rules.unique) notes.push('Unique');
+    if (rules.references) notes.push(`The id of an existing ${singular(rules.references)}`);
+  }
+  if (notes.length) schema.description = `${notes.join('; ')}.`;
+  return schema;
 }
 
-/** The OpenAPI schema of a collection's input: its writable fields. */
-export const inputSchema = perResource((resource) =>
-  inputShape(resource, (field) => [
-    ApiProperty(
-      (field.kind === 'collection'
-        ? { type: 'integer', isArray: true, required: false, description: `Ids of ${field.table}.` }
-        : scalarDoc(field, true)) as ApiPropertyOptions,
-    ),
-  ]),
-);
+/** `UserSummary`, `GenreSummary`: the nested objects records carry. */
+export function summaryName(table: string): string {
+  return `${pascal(singular(table))}Summary`;
+}
 
-/** The OpenAPI schema of a rendered record. */
-export const recordSchema = perResource((resource) => {
-  const cls = namedClass(pascal(resource.singular));
+/** The summary schema of a nested reference (`{id, login}`). */
+export function summarySchema(fields: ScalarField[], table: string): Schema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(fields.map((f) => [f.name, scalar(f, false)])),
+    required: fields.map((f) => f.name),
+    additionalProperties: false,
+    xml: { name: singular(table) },
+  };
+}
+
+/** A rendered record: every field, required unless the declaration omits it when absent. */
+export function recordSchema(resource: ResourceDefinition): Schema {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
   for (const field of resource.fields) {
     if (field.kind === 'scalar') {
-      if (field.rendered) ApiProperty(scalarDoc(field, false))(cls.prototype, field.name);
+      if (!field.rendered) continue;
+      properties[field.name] = scalar(field, false);
+    } else if (field.kind === 'reference') {
+      const summary = ref(summaryName(field.table));
+      properties[field.name] = field.omitWhenAbsent
+        ? { allOf: [summary], description: 'Left out when there is none.' }
+        : { allOf: [summary], nullable: true };
+    } else {
+      properties[field.name] = {
+        type: 'array',
+        items: ref(summaryName(field.table)),
+        xml: { wrapped: true },
+        ...(field.inIndex ? {} : { description: 'Always empty in index responses.' }),
+      };
+    }
+    if (field.kind !== 'reference' || !field.omitWhenAbsent) required.push(field.name);
+  }
+  return {
+    type: 'object',
+    properties,
+    required,
+    additionalProperties: false,
+    xml: { name: 'hash' },
+  };
+}
+
+/**
+ * A create (`mode` create: required fields required) or update body (nothing required: PUT and
+ * PATCH on a record are both partial). Read-only fields sent back are ignored.
+ */
+export function inputSchema(resource: ResourceDefinition, mode: 'create' | 'update'): Schema {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const field of writableFields(resource)) {
+    const key = inputKey(field);
+    if (field.kind === 'collection') {
+      properties[key] = {
+        type: 'array',
+        items: { type: 'integer' },
+        maxItems: MAX_IDS,
+        description: `Ids of existing ${field.table}; replaces the set.`,
+        xml: { wrapped: true },
+      };
       continue;
     }
-    const nested = summaryClass(field.table, field.fields);
-    const doc: ApiPropertyOptions =
-      field.kind === 'reference'
-        ? {
-            type: () => nested,
-            readOnly: true,
-            required: !field.omitWhenAbsent,
-            description: field.omitWhenAbsent ? 'Left out when there is none.' : undefined,
-          }
-        : {
-            type: () => nested,
-            isArray: true,
-            readOnly: true,
-            description: field.inIndex ? undefined : 'Always empty in index responses.',
-          };
-    ApiProperty(doc)(cls.prototype, field.name);
+    properties[key] = scalar(field, true);
+    if (mode === 'create' && field.write?.required) required.push(key);
   }
-  return cls;
-});
-
-const summaries = new Map<string, Class>();
-
-function summaryClass(table: string, fields: ScalarField[]): Class {
-  const name = `${pascal(singular(table))}Summary`;
-  let cls = summaries.get(name);
-  if (!cls) {
-    cls = namedClass(name);
-    for (const f of fields) ApiProperty(scalarDoc(f, false))(cls.prototype, f.name);
-    summaries.set(name, cls);
-  }
-  return cls;
+  return {
+    type: 'object',
+    properties,
+    ...(required.length ? { required } : {}),
+    description:
+      `${mode === 'create' ? 'A new' : 'Changes to a'} ${resource.singular.replace(/_/g, ' ')}` +
+      `${mode === 'update' ? ': only the fields sent change' : ''}. It may also come wrapped, ` +
+      `as {"${resource.singular}": {…}}; read-only fields sent back are ignored.`,
+    xml: { name: resource.singular },
+  };
 }
+
+/** An item of update_all: an update with the id of the record it changes. */
+export function bulkUpdateItemSchema(resource: ResourceDefinition): Schema {
+  const update = inputSchema(resource, 'update');
+  return {
+    ...update,
+    properties: { id: { type: 'integer', minimum: 1 }, ...update.properties },
+    required: ['id'],
+    description: `Changes to the ${resource.singular.replace(/_/g, ' ')} with this id.`,
+  };
+}
+
+/** `{message, records}`: the answer of a bulk write. */
+export function bulkResultSchema(resource: ResourceDefinition): Schema {
+  return {
+    type: 'object',
+    properties: {
+      message: { type: 'string' },
+      records: { type: 'array', items: ref(pascal(resource.singular)), xml: { wrapped: true } },
+    },
+    required: ['message', 'records'],
+    xml: { name: 'hash' },
+  };
+}
+
+/** The envelope of an index page; `count` and `total_pages` only when the total is counted. */
+export function pageSchema(resource: ResourceDefinition, paginator: PaginatorOptions): Schema {
+  const counted = paginator.pageTotalCount;
+  return {
+    type: 'object',
+    properties: {
+      ...(counted ? { count: { type: 'integer', minimum: 0 } } : {}),
+      page: { type: 'integer', minimum: 1 },
+      page_size: { type: 'integer', minimum: 1 },
+      ...(counted ? { total_pages: { type: 'integer', minimum: 0 } } : {}),
+      next: { type: 'string', format: 'uri', description: 'Left out on the last page.' },
+      previous: { type: 'string', format: 'uri', description: 'Left out on the first page.' },
+      results: { type: 'array', items: ref(pascal(resource.singular)), xml: { wrapped: true } },
+    },
+    required: [...(counted ? ['count'] : []), 'page', 'page_size']
+      .concat(counted ? ['total_pages'] : [])
+      .concat('results'),
+    additionalProperties: false,
+    xml: { name: 'hash' },
+  };
+}
+
+const FIELD_ERRORS: Schema = {
+  type: 'object',
+  additionalProperties: { type: 'array', items: { type: 'string' } },
+  description: 'Messages by field name.',
+};
+
+/** Schemas every document holds, whatever its collections. */
+export const SHARED_SCHEMAS: Record<string, Schema> = {
+  Error: {
+    type: 'object',
+    properties: { message: { type: 'string' }, errors: FIELD_ERRORS },
+    required: ['message'],
+    additionalProperties: false,
+    xml: { name: 'hash' },
+  },
+  BulkError: {
+    type: 'object',
+    properties: {
+      message: { type: 'string' },
+      errors: {
+        type: 'array',
+        items: { ...FIELD_ERRORS, nullable: true },
+        description: 'One entry per item sent, in order: null for a valid item.',
+        xml: { wrapped: true },
+      },
+    },
+    required: ['message', 'errors'],
+    additionalProperties: false,
+    xml: { name: 'hash' },
+  },
+  Message: {
+    type: 'object',
+    properties: { message: { type: 'string' } },
+    required: ['message'],
+    additionalProperties: false,
+    xml: { name: 'hash' },
+  },
+};

@@ -1,158 +1,538 @@
 /**
- * OpenAPI metadata for collection routes, composed from the classes built out of the
- * declarations (dto.ts), so the document describes exactly what the validators and serializers do.
+ * The OpenAPI description of each route, next to the route: `@Operation(INDEX)` on a handler. A
+ * description is a function of the collection's declaration and of what the running service is
+ * configured with (its paginator, whether writes need a token), so the document is derived, not
+ * written: ApiDocs (api-docs.ts) finds every route of every collection controller and refuses to
+ * start when one has no description.
+ *
+ * An operation states its body, its success response and the statuses it adds; the statuses
+ * every route shares (406, 503, and 401 / 413 / 415 on writes) are added here in one place, so a
+ * new header or status (Idempotency-Key, If-Match, 409, 412, 428) is one entry in `writes()` or
+ * one field of an OperationSpec.
  */
-import { applyDecorators } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiCreatedResponse,
-  ApiExtraModels,
-  ApiNoContentResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiQuery,
-  ApiTags,
-  ApiUnprocessableEntityResponse,
-  getSchemaPath,
-} from '@nestjs/swagger';
-import { inputSchema, recordSchema } from './openapi-schemas';
+import { SetMetadata } from '@nestjs/common';
+import { ScalarType } from '../core/fields';
+import { EXCEPT_PARAM, FIELDS_PARAM, ONLY_PARAM, selectableFields } from '../core/selection';
+import { ORDERING_PARAM, SEARCH_PARAM } from '../core/list-query';
+import { pascal, withArticle, words } from '../core/names';
+import { PaginatorOptions } from '../core/paginator';
+import { Message } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
+import { Schema, ref } from './openapi-schemas';
 
-const ERROR = {
-  type: 'object',
-  properties: {
-    message: { type: 'string' },
-    errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+export const OPERATION = Symbol('openapi-operation');
+
+/** What a description is built from. */
+export interface OperationContext {
+  resource: ResourceDefinition;
+  /** The collection's paginator options; null when its index is a bare list. */
+  paginator: PaginatorOptions | null;
+  /** Paths a client may filter and order by, with their types (from the compiled queries). */
+  paths: ReadonlyMap<string, ScalarType>;
+  /** Writes need `Authorization: Bearer`. */
+  token: boolean;
+}
+
+export interface BodySpec {
+  schema: Schema;
+  description?: string;
+  /** The JSON example (Swagger UI's default); the XML example is encoded from it. */
+  example: unknown;
+  /** The XML root element of the example. */
+  xmlRoot?: string;
+  required?: boolean;
+}
+
+export interface ResponseSpec {
+  description: string;
+  /** The result the example is rendered from (a record, a Message); else built from the schema. */
+  example?: unknown;
+  /** No body (204). */
+  schema?: Schema;
+  headers?: Record<string, Header>;
+}
+
+export interface Header {
+  description: string;
+  schema: Schema;
+  required?: boolean;
+}
+
+export interface ParameterSpec {
+  name: string;
+  in: 'query' | 'path' | 'header';
+  description?: string;
+  required?: boolean;
+  schema: Schema;
+  example?: unknown;
+}
+
+/** One route's description, before the shared parts are added. */
+export interface OperationSpec {
+  /** `listMarbles`, `adjustMarblePrice`. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** A write: needs the token when one is configured, and reads a body. */
+  write: boolean;
+  /** `:id` in the path, with this example. */
+  id?: number;
+  parameters?: ParameterSpec[];
+  body?: BodySpec;
+  /** The success status and its response. */
+  success: [number, ResponseSpec];
+  /** Other statuses this route answers (keys of ERROR_RESPONSES). */
+  errors?: number[];
+  /** Reads no database (probes, the document): no 503. */
+  offline?: boolean;
+}
+
+export type Describe = (context: OperationContext) => OperationSpec;
+
+/** The description of a route of a collection controller. */
+export const Operation = (describe: Describe) => SetMetadata(OPERATION, describe);
+
+/** A route outside the collections (health): its tag and its description, as they are. */
+export interface PlainSpec extends OperationSpec {
+  tag: { name: string; description: string };
+}
+
+/** The description of a route of a controller that serves no collection. */
+export const PlainOperation = (spec: PlainSpec) => SetMetadata(OPERATION, () => spec);
+
+/** The statuses that share one response object (`#/components/responses/<name>`). */
+export const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
+  304: {
+    name: 'NotModified',
+    description: 'The `If-None-Match` ETag still matches: no body.',
   },
-  required: ['message'],
+  400: {
+    name: 'BadRequest',
+    description:
+      'Malformed body, failed validation (every invalid field listed), unknown field, bad query value.',
+  },
+  401: { name: 'Unauthorized', description: 'A write without a valid bearer token.' },
+  404: { name: 'NotFound', description: 'No such record (or the id is not a positive integer).' },
+  405: {
+    name: 'MethodNotAllowed',
+    description: 'A method this path does not serve; `Allow` lists those it does.',
+  },
+  406: { name: 'NotAcceptable', description: 'An explicit format other than json or xml.' },
+  413: { name: 'PayloadTooLarge', description: 'A body over the size limit (1 MiB).' },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'A body that is neither JSON nor XML, or not UTF-8.',
+  },
+  422: {
+    name: 'InvalidItems',
+    description: 'Some items of a bulk write are invalid; nothing was saved.',
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    description: 'The database does not answer, or a read ran past its time limit.',
+  },
 };
 
-const records = (resource: ResourceDefinition) => ({
-  type: 'array',
-  items: { $ref: getSchemaPath(recordSchema(resource)) },
+/** The statuses of every write, after its own (the token, the body's size and type). */
+function writes(context?: OperationContext): number[] {
+  return [...(context?.token ? [401] : []), 413, 415];
+}
+
+const sentence = (resource: ResourceDefinition) => words(resource.singular);
+/** `a marble`, `an email`. */
+const one = (resource: ResourceDefinition) => withArticle(sentence(resource)).toLowerCase();
+const Singular = (resource: ResourceDefinition) => pascal(resource.singular);
+const Plural = (resource: ResourceDefinition) => pascal(resource.plural);
+
+const recordResponse = (resource: ResourceDefinition, description: string): ResponseSpec => ({
+  description,
+  schema: ref(Singular(resource)),
 });
 
-const message = (resource: ResourceDefinition) => ({
-  type: 'object',
-  properties: { message: { type: 'string' }, records: records(resource) },
+const bulkResponse = (resource: ResourceDefinition, description: string): ResponseSpec => ({
+  description,
+  schema: ref(`${Singular(resource)}BulkResult`),
 });
 
-/** Tags the controller and registers its schemas. */
-export const CollectionDoc = (resource: ResourceDefinition) =>
-  applyDecorators(
-    ApiTags(resource.plural),
-    ApiExtraModels(recordSchema(resource), inputSchema(resource)),
-  );
+/** Field selection (CONTRACT §8), on index, show and the bulk writes. */
+function selectionParameters(resource: ResourceDefinition): ParameterSpec[] {
+  const names = selectableFields(resource).join(', ');
+  const list = (description: string): ParameterSpec['schema'] => ({
+    type: 'string',
+    pattern: '^[a-z_]*(,[a-z_]*)*$',
+    description,
+  });
+  return [
+    {
+      name: ONLY_PARAM,
+      in: 'query',
+      description: `Send only these fields of each record, comma-separated, in their usual order; one of: ${names}. The records then carry only those (an unknown name is a 400).`,
+      schema: list('Field names.'),
+    },
+    {
+      name: EXCEPT_PARAM,
+      in: 'query',
+      description: `Leave these fields out of each record, comma-separated; one of: ${names}.`,
+      schema: list('Field names.'),
+    },
+    {
+      name: FIELDS_PARAM,
+      in: 'query',
+      description: `Another name for \`${ONLY_PARAM}\`.`,
+      schema: list('Field names.'),
+    },
+  ];
+}
 
-export const IndexDoc = (resource: ResourceDefinition, paginated: boolean) =>
-  applyDecorators(
-    ApiQuery({ name: 'page', required: false, type: 'integer' }),
-    ApiQuery({ name: 'page_size', required: false, type: 'integer' }),
-    ApiQuery({
-      name: 'ordering',
-      required: false,
-      type: 'string',
-      description: 'e.g. -price,name',
-    }),
-    ApiQuery({ name: 'search', required: false, type: 'string' }),
-    ApiOkResponse({
-      schema: paginated
-        ? {
-            type: 'object',
-            properties: {
-              count: { type: 'integer' },
-              page: { type: 'integer' },
-              page_size: { type: 'integer' },
-              total_pages: { type: 'integer' },
-              next: { type: 'string', format: 'uri' },
-              previous: { type: 'string', format: 'uri' },
-              results: records(resource),
-            },
-          }
-        : records(resource),
-    }),
-    ApiBadRequestResponse({ description: 'A filter value of the wrong type.', schema: ERROR }),
-  );
+const FILTER_TYPES: Record<ScalarType, Schema> = {
+  integer: { type: 'integer' },
+  string: { type: 'string' },
+  boolean: { type: 'boolean' },
+  decimal: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' },
+  timestamp: { type: 'string', format: 'date-time' },
+};
 
-export const ShowDoc = (resource: ResourceDefinition) =>
-  applyDecorators(
-    ApiOkResponse({ type: recordSchema(resource) }),
-    ApiNotFoundResponse({ schema: ERROR }),
-  );
+const RANGE: ScalarType[] = ['integer', 'decimal', 'timestamp'];
 
-export const CreateDoc = (resource: ResourceDefinition, bulk: boolean) =>
-  applyDecorators(
-    ApiBody({
-      schema: bulk
-        ? {
-            oneOf: [
-              { $ref: getSchemaPath(inputSchema(resource)) },
-              {
-                type: 'array',
-                items: { $ref: getSchemaPath(inputSchema(resource)) },
-                maxItems: 1000,
-              },
-            ],
-          }
-        : { $ref: getSchemaPath(inputSchema(resource)) },
-    }),
-    ApiCreatedResponse({
-      description: bulk ? 'The record, or for an array `{message, records}`.' : 'The record.',
-      schema: bulk
-        ? { oneOf: [{ $ref: getSchemaPath(recordSchema(resource)) }, message(resource)] }
-        : { $ref: getSchemaPath(recordSchema(resource)) },
-    }),
-    ApiBadRequestResponse({ schema: ERROR }),
-    ...(bulk
-      ? [
-          ApiUnprocessableEntityResponse({
-            description: 'Invalid items; errors aligned with the input.',
-          }),
-        ]
-      : []),
-  );
+/** The filters of an index: `name`, `name__in`, `price__lt` … over every filterable path. */
+function filterParameters(paths: ReadonlyMap<string, ScalarType>): ParameterSpec[] {
+  const out: ParameterSpec[] = [];
+  for (const [path, type] of paths) {
+    const schema = FILTER_TYPES[type];
+    out.push({
+      name: path,
+      in: 'query',
+      description: `Equal to (\`null\` matches a missing value).`,
+      schema: { ...schema, ...(type === 'boolean' ? {} : {}) },
+    });
+    out.push({
+      name: `${path}__in`,
+      in: 'query',
+      description: 'One of these, comma-separated.',
+      schema: { type: 'string' },
+    });
+    if (RANGE.includes(type)) {
+      for (const [op, word] of [
+        ['lt', 'Less than'],
+        ['lte', 'At most'],
+        ['gt', 'Greater than'],
+        ['gte', 'At least'],
+      ]) {
+        out.push({ name: `${path}__${op}`, in: 'query', description: `${word}.`, schema });
+      }
+    }
+    if (type === 'string') {
+      out.push({
+        name: `${path}__contains`,
+        in: 'query',
+        description: 'Contains this text, ignoring case.',
+        schema: { type: 'string' },
+      });
+    }
+  }
+  return out;
+}
 
-export const UpdateDoc = (resource: ResourceDefinition) =>
-  applyDecorators(
-    ApiBody({ type: inputSchema(resource), description: 'Partial: only the fields sent change.' }),
-    ApiOkResponse({ type: recordSchema(resource) }),
-    ApiBadRequestResponse({ schema: ERROR }),
-    ApiNotFoundResponse({ schema: ERROR }),
-  );
-
-export const DestroyDoc = () =>
-  applyDecorators(ApiNoContentResponse(), ApiNotFoundResponse({ schema: ERROR }));
-
-export const UpdateAllDoc = (resource: ResourceDefinition) =>
-  applyDecorators(
-    ApiBody({
+function pageParameters(paginator: PaginatorOptions | null): ParameterSpec[] {
+  if (!paginator) return [];
+  const out: ParameterSpec[] = [
+    {
+      name: paginator.pageQueryParam,
+      in: 'query',
+      description: 'Page number, from 1; past the last page the results are empty.',
+      schema: { type: 'integer', minimum: 1, default: 1 },
+    },
+  ];
+  if (paginator.pageSizeQueryParam !== null) {
+    out.push({
+      name: paginator.pageSizeQueryParam,
+      in: 'query',
+      description:
+        `Records per page (default ${paginator.pageSize}` +
+        `${paginator.maxPageSize !== null ? `, at most ${paginator.maxPageSize}` : ''}).`,
       schema: {
-        type: 'array',
-        maxItems: 1000,
-        items: {
-          allOf: [
-            { $ref: getSchemaPath(inputSchema(resource)) },
-            { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
-          ],
+        type: 'integer',
+        minimum: 1,
+        ...(paginator.maxPageSize !== null ? { maximum: paginator.maxPageSize } : {}),
+        default: paginator.pageSize,
+      },
+    });
+  }
+  return out;
+}
+
+export const INDEX: Describe = ({ resource, paginator, paths }) => {
+  const searched = resource.fields.filter((f) => f.kind === 'scalar' && f.searchable);
+  return {
+    operationId: `list${Plural(resource)}`,
+    summary: `List ${words(resource.plural)}`,
+    description: paginator
+      ? `A page of ${words(resource.plural)} in an envelope` +
+        `${paginator.pageTotalCount ? '' : ' (no total count: `count` and `total_pages` are left out)'}.`
+      : `Every ${sentence(resource)} that matches, as a bare list (no pagination).`,
+    write: false,
+    parameters: [
+      ...pageParameters(paginator),
+      {
+        name: ORDERING_PARAM,
+        in: 'query',
+        description: `Comma-separated fields, \`-\` for descending; one of: ${[...paths.keys()].join(', ')}. Unknown names are ignored; ties are broken by id.`,
+        schema: { type: 'string' },
+        example: '-id',
+      },
+      ...(searched.length
+        ? [
+            {
+              name: SEARCH_PARAM,
+              in: 'query' as const,
+              description: `Text in ${searched.map((f) => f.name).join(' or ')}, ignoring case.`,
+              schema: { type: 'string' },
+            },
+          ]
+        : []),
+      ...selectionParameters(resource),
+      ...filterParameters(paths),
+    ],
+    success: [
+      200,
+      {
+        description: paginator ? 'A page.' : 'The list.',
+        schema: paginator
+          ? ref(`${Plural(resource)}Page`)
+          : { type: 'array', items: ref(Singular(resource)), xml: { name: 'objects' } },
+      },
+    ],
+    errors: [400],
+  };
+};
+
+export const SHOW: Describe = ({ resource }) => ({
+  operationId: `show${Singular(resource)}`,
+  summary: `Show ${one(resource)}`,
+  write: false,
+  id: resource.examples.id,
+  parameters: selectionParameters(resource),
+  success: [200, recordResponse(resource, `The ${sentence(resource)}.`)],
+  errors: [400, 404],
+});
+
+const LOCATION: Record<string, Header> = {
+  Location: {
+    description: 'The URL of the new record.',
+    schema: { type: 'string', format: 'uri' },
+    required: true,
+  },
+};
+
+export const CREATE: Describe = ({ resource }) => ({
+  operationId: `create${Singular(resource)}`,
+  summary: `Create ${one(resource)}`,
+  write: true,
+  body: {
+    schema: ref(`${Singular(resource)}Create`),
+    example: resource.examples.create,
+    xmlRoot: resource.singular,
+  },
+  success: [201, { ...recordResponse(resource, 'The new record.'), headers: LOCATION }],
+  errors: [400],
+});
+
+export const BULK_CREATE: Describe = (context) => {
+  const { resource } = context;
+  const single = CREATE(context);
+  return {
+    ...single,
+    operationId: `create${Singular(resource)}`,
+    summary: `Create ${one(resource)}, or several at once`,
+    description:
+      'An object creates one record (201, the record, `Location`); an array creates them all ' +
+      `or none (201, \`{message, records}\`, at most ${1000} items).`,
+    parameters: selectionParameters(resource),
+    body: {
+      schema: {
+        anyOf: [
+          ref(`${Singular(resource)}Create`),
+          {
+            type: 'array',
+            items: ref(`${Singular(resource)}Create`),
+            minItems: 1,
+            maxItems: 1000,
+            xml: { name: 'hash' },
+          },
+        ],
+      },
+      example: resource.examples.create,
+      xmlRoot: resource.singular,
+    },
+    success: [
+      201,
+      {
+        description: 'The new record (with `Location`), or for an array `{message, records}`.',
+        schema: {
+          anyOf: [ref(Singular(resource)), ref(`${Singular(resource)}BulkResult`)],
         },
       },
-    }),
-    ApiOkResponse({ schema: message(resource) }),
-    ApiBadRequestResponse({ schema: ERROR }),
-    ApiUnprocessableEntityResponse({
-      description: 'Invalid items; errors aligned with the input.',
-    }),
-  );
+    ],
+    errors: [400, 422],
+  };
+};
 
-export const DestroyAllDoc = (resource: ResourceDefinition) =>
-  applyDecorators(
-    ApiBody({ schema: { type: 'array', items: { type: 'integer' }, maxItems: 1000 } }),
-    ApiOkResponse({ schema: message(resource) }),
-    ApiBadRequestResponse({ schema: ERROR }),
-  );
+export const UPDATE: Describe = ({ resource }) => ({
+  operationId: `update${Singular(resource)}`,
+  summary: `Update ${one(resource)} (partial)`,
+  description: 'PUT and PATCH are both partial updates: only the fields sent change.',
+  write: true,
+  id: resource.examples.id,
+  body: {
+    schema: ref(`${Singular(resource)}Update`),
+    example: resource.examples.update,
+    xmlRoot: resource.singular,
+  },
+  success: [200, recordResponse(resource, 'The updated record.')],
+  errors: [400, 404],
+});
 
-export const MessageDoc = () =>
-  applyDecorators(
-    ApiOkResponse({ schema: { type: 'object', properties: { message: { type: 'string' } } } }),
-  );
+/** PUT on a record: the same partial update as PATCH, under its own operationId. */
+export const REPLACE: Describe = (context) => ({
+  ...UPDATE(context),
+  operationId: `replace${Singular(context.resource)}`,
+  summary: `Update ${one(context.resource)} (PUT, also partial)`,
+});
+
+export const DESTROY: Describe = ({ resource }) => ({
+  operationId: `destroy${Singular(resource)}`,
+  summary: `Delete ${one(resource)}`,
+  write: true,
+  id: resource.examples.deletable[0],
+  success: [204, { description: 'Deleted; no body.' }],
+  errors: [404],
+});
+
+export const UPDATE_ALL: Describe = ({ resource }) => ({
+  operationId: `bulkUpdate${Plural(resource)}`,
+  summary: `Update several ${words(resource.plural)} at once`,
+  description: `All or none, at most ${1000} items; an id that does not exist is a 400.`,
+  write: true,
+  parameters: selectionParameters(resource),
+  body: {
+    schema: {
+      type: 'array',
+      items: ref(`${Singular(resource)}BulkUpdate`),
+      minItems: 1,
+      maxItems: 1000,
+      xml: { name: 'hash' },
+    },
+    example: resource.examples.updateAll,
+    xmlRoot: resource.plural,
+  },
+  success: [200, bulkResponse(resource, 'The updated records.')],
+  errors: [400, 422],
+});
+
+export const REPLACE_ALL: Describe = (context) => ({
+  ...UPDATE_ALL(context),
+  operationId: `bulkReplace${Plural(context.resource)}`,
+  summary: `Update several ${words(context.resource.plural)} at once (PUT)`,
+});
+
+export const DESTROY_ALL: Describe = ({ resource }) => ({
+  operationId: `bulkDestroy${Plural(resource)}`,
+  summary: `Delete several ${words(resource.plural)} at once`,
+  description: 'All or none; answers with the records as they were.',
+  write: true,
+  parameters: selectionParameters(resource),
+  body: {
+    schema: {
+      type: 'array',
+      items: { type: 'integer', minimum: 1 },
+      minItems: 1,
+      maxItems: 1000,
+      xml: { name: 'hash' },
+    },
+    example: resource.examples.deletable.slice(1),
+    xmlRoot: 'ids',
+  },
+  success: [200, bulkResponse(resource, 'The deleted records, as they were.')],
+  errors: [400],
+});
+
+export const OPTIONS: Describe = ({ resource }) => ({
+  operationId: `describe${Plural(resource)}`,
+  summary: `The OpenAPI document of ${words(resource.plural)}`,
+  write: false,
+  offline: true,
+  success: [
+    200,
+    {
+      description: `An OpenAPI ${'3.0'} document of this collection's routes and schemas.`,
+      schema: { type: 'object', required: ['openapi', 'paths'] },
+      headers: {
+        Allow: {
+          description: 'The methods of this path.',
+          schema: { type: 'string' },
+          required: true,
+        },
+      },
+    },
+  ],
+});
+
+const probe =
+  (name: string, message: string): Describe =>
+  ({ resource }) => ({
+    operationId: `${name}${Plural(resource)}`,
+    summary: `Answers "${message}"`,
+    write: false,
+    offline: true,
+    success: [
+      200,
+      {
+        description: `\`{"message": "${message}"}\`.`,
+        schema: ref('Message'),
+        example: new Message(message),
+      },
+    ],
+  });
+
+export const PING = probe('ping', 'pong');
+export const CHILD_PING = probe('childPing', 'child pong');
+
+/** A route of a collection's own answering `{message}`, e.g. a marble action. */
+export function action(spec: {
+  operationId: string;
+  summary: string;
+  body?: BodySpec;
+  errors?: number[];
+  /** The answer, for the example: `Price updated to 12.5.` */
+  message: string;
+}): Describe {
+  return ({ resource }) => ({
+    operationId: spec.operationId,
+    summary: spec.summary,
+    write: true,
+    id: resource.examples.id,
+    body: spec.body,
+    success: [
+      200,
+      {
+        description: 'What changed, in words.',
+        schema: ref('Message'),
+        example: new Message(spec.message),
+      },
+    ],
+    errors: [...(spec.errors ?? []), 404],
+  });
+}
+
+/** The statuses a route answers besides its success, in order, shared ones included. */
+export function statusesOf(spec: OperationSpec, context?: OperationContext): number[] {
+  const all = new Set([
+    ...(spec.errors ?? []),
+    ...(spec.write ? writes(context) : []),
+    ...(spec.write || spec.operationId.startsWith('describe') ? [] : [304]),
+    406,
+  ]);
+  if (!spec.offline) all.add(503);
+  if (spec.id !== undefined) all.add(404);
+  return [...all].sort((a, b) => a - b);
+}

@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { sqlDatabaseProvider } from '../sql/database';
 import { SqlDatabase } from '../sql/port';
 import { ApiDocs } from './api-docs';
@@ -21,6 +21,7 @@ const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
  */
 @Global()
 @Module({
+  imports: [DiscoveryModule],
   providers: [
     sqlDatabaseProvider(MODULE_OPTIONS_TOKEN),
     ApiDocs,

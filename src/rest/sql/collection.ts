@@ -1,8 +1,10 @@
 import { ListQuery, QueryParams, parseListQuery } from '../core/list-query';
 import { RecordError } from '../core/errors';
+import { ScalarType } from '../core/fields';
 import { Page, Paginator } from '../core/paginator';
 import { Message } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
+import { Selection, parseSelection, project } from '../core/selection';
 import { SqlDatabase } from './port';
 import { ApiRecord, RecordQuery } from './record-query';
 import { RecordWriter } from './record-writer';
@@ -19,31 +21,39 @@ export class RecordCollection {
   constructor(
     protected readonly resource: ResourceDefinition,
     db: SqlDatabase,
-    private readonly paginator: Paginator,
+    readonly paginator: Paginator,
   ) {
     this.records = new RecordQuery(resource, db);
     this.writer = new RecordWriter(resource, db, this.records);
   }
 
+  /** The paths a client may filter and order by, with their types. */
+  get paths(): ReadonlyMap<string, ScalarType> {
+    return this.records.paths;
+  }
+
   /** An index request end to end: parse the query, page it, read the records. */
   async list(params: QueryParams): Promise<Page<ApiRecord> | ApiRecord[]> {
     const query: ListQuery = parseListQuery(params, this.records.paths);
+    const selection = parseSelection(params, this.resource);
     const request = this.paginator.request(params);
     const withCount = !request.all && this.paginator.countsTotal;
-    const result = await this.records.list(query, this.paginator.window(request), withCount);
+    const window = this.paginator.window(request);
+    const result = await this.records.list(query, window, withCount, selection);
     return this.paginator.page(request, result.records, result.count);
   }
 
-  /** One record, or "Marble 7 not found." */
-  async show(id: number): Promise<ApiRecord> {
-    const record = await this.records.findById(id);
+  /** One record (its selected fields, CONTRACT §8), or "Marble 7 not found." */
+  async show(id: number, params: QueryParams = {}): Promise<ApiRecord> {
+    const record = await this.records.findById(id, parseSelection(params, this.resource));
     if (!record) throw RecordError.notFound(this.resource.label, id);
     return record;
   }
 
   /** One record from an object; several (bulk create) from an array. */
-  create(body: unknown): Promise<ApiRecord | Message<ApiRecord>> {
-    return this.writer.createAny(body);
+  async create(body: unknown, params: QueryParams = {}): Promise<ApiRecord | Message<ApiRecord>> {
+    const selection = parseSelection(params, this.resource);
+    return selected(await this.writer.createAny(body), selection);
   }
 
   update(id: number, body: unknown) {
@@ -54,11 +64,22 @@ export class RecordCollection {
     return this.writer.destroy(id);
   }
 
-  updateAll(body: unknown) {
-    return this.writer.updateAll(body);
+  async updateAll(body: unknown, params: QueryParams = {}) {
+    const selection = parseSelection(params, this.resource);
+    return selected(await this.writer.updateAll(body), selection);
   }
 
-  destroyAll(body: unknown) {
-    return this.writer.destroyAll(body);
+  async destroyAll(body: unknown, params: QueryParams = {}) {
+    const selection = parseSelection(params, this.resource);
+    return selected(await this.writer.destroyAll(body), selection);
   }
+}
+
+/** The records of a bulk response with only the selected fields; a single record as it is. */
+function selected<T extends ApiRecord | Message<ApiRecord>>(
+  result: T,
+  selection: Selection | undefined,
+): T {
+  if (!selection || !(result instanceof Message) || !result.records) return result;
+  return new Message(result.message, project(result.records, selection)) as T;
 }

@@ -12,6 +12,7 @@ import { CollectionField, ReferenceField, ScalarField, ScalarType } from '../cor
 import { Filter, FilterValue, ListQuery, Ordering } from '../core/list-query';
 import { PageWindow } from '../core/paginator';
 import { ResourceDefinition } from '../core/resource';
+import { Selection } from '../core/selection';
 import { canonicalDecimal, isoTimestamp } from '../core/values';
 import { Row, SqlDatabase } from './port';
 
@@ -45,18 +46,40 @@ const ROOT = 't';
 /** Owners whose to-many rows one query loads; pages are smaller than this. */
 const OWNERS_PER_QUERY = 1000;
 
+/** What a read selects and how it maps rows: for whole records, or for one field selection. */
+interface Plan {
+  /** `SELECT <columns>`. */
+  selectList: string;
+  /** The ` LEFT JOIN …` of the selected to-one references, and all of them as one string. */
+  joins: string[];
+  joinSql: string;
+  slots: Slot[];
+  manyLoaders: ManyLoader[];
+  /** `SELECT … WHERE t.id`, for the reads by id. */
+  byId: string;
+  /** The id is read only to load to-many relations; it is not sent. */
+  dropId: boolean;
+}
+
+/** The SQL of one declared field: its select expressions, its reader, its join. */
+interface FieldPart {
+  name: string;
+  selects: string[];
+  slot: Slot;
+  join?: string;
+  many?: ManyLoader;
+}
+
 export class RecordQuery {
   /** Type of every path a client may filter and order by. */
   readonly paths = new Map<string, ScalarType>();
   private readonly columns = new Map<string, PathColumn>();
   /** Paths whose values are unique and never NULL: ordering by one needs no tie-breaker. */
   private readonly uniquePaths = new Set<string>(['id']);
-  private readonly slots: Slot[] = [];
-  private readonly manyLoaders: ManyLoader[];
-  /** `SELECT <columns>`: the select list of a page. */
-  private readonly selectList: string;
-  /** ` LEFT JOIN …` of every to-one reference. */
-  private readonly referenceJoins: string;
+  private readonly parts: FieldPart[] = [];
+  /** The plan of whole records, and those of the field selections asked for so far. */
+  private readonly whole: Plan;
+  private readonly plans = new Map<string, Plan>();
   /** `FROM <table> t`. */
   private readonly countFrom: string;
   /** `(LOWER(a) LIKE ? ESCAPE '!' OR …)` over the searchable columns, and how many `?` it has. */
@@ -64,21 +87,17 @@ export class RecordQuery {
   private readonly idColumn: string;
   /** The root table, quoted. */
   private readonly table: string;
-  /** `SELECT … WHERE t.id`, for the reads by id. */
-  private readonly byId: string;
 
   constructor(
     private readonly resource: ResourceDefinition,
     private readonly db: SqlDatabase,
   ) {
     const quote = (name: string) => db.quote(name);
-    const select: string[] = [];
-    const joins: string[] = [];
     const column = (alias: string, name: string) => `${alias}.${quote(name)}`;
     let index = 0;
-    const selectColumn = (expression: string): string => {
+    const selectColumn = (expression: string, selects: string[]): string => {
       const alias = `c${index++}`;
-      select.push(`${expression} AS ${alias}`);
+      selects.push(`${expression} AS ${alias}`);
       return alias;
     };
 
@@ -86,38 +105,49 @@ export class RecordQuery {
     this.table = quote(resource.table);
     this.countFrom = `FROM ${this.table} ${ROOT}`;
 
+    let references = 0;
     for (const field of resource.fields) {
       if (field.kind === 'scalar') {
         const expression = column(ROOT, field.column);
         this.addPath(field.name, field.type, expression);
         if (field.write?.unique && field.write.required) this.uniquePaths.add(field.name);
         if (field.rendered) {
-          const alias = selectColumn(expression);
-          this.slots.push({ key: field.name, read: readerFor(field.type, alias) });
+          const selects: string[] = [];
+          const alias = selectColumn(expression, selects);
+          this.parts.push({
+            name: field.name,
+            selects,
+            slot: { key: field.name, read: readerFor(field.type, alias) },
+          });
         }
       } else if (field.kind === 'reference') {
-        const alias = `r${joins.length}`;
+        const alias = `r${references++}`;
         const join =
           ` LEFT JOIN ${quote(field.table)} ${alias}` +
           ` ON ${column(alias, field.targetColumn)} = ${column(ROOT, field.rootColumn)}`;
-        joins.push(join);
+        const selects: string[] = [];
         const members = field.fields.map((sub) => {
           const expression = column(alias, sub.column);
           this.addPath(`${field.name}.${sub.name}`, sub.type, expression, join);
-          return { key: sub.name, read: readerFor(sub.type, selectColumn(expression)) };
+          return { key: sub.name, read: readerFor(sub.type, selectColumn(expression, selects)) };
         });
-        this.slots.push({ key: field.name, read: referenceReader(field, members) });
+        this.parts.push({
+          name: field.name,
+          selects,
+          slot: { key: field.name, read: referenceReader(field, members) },
+          join,
+        });
       } else {
-        this.slots.push({ key: field.name, read: () => [] });
+        this.parts.push({
+          name: field.name,
+          selects: [],
+          slot: { key: field.name, read: () => [] },
+          many: manyLoader(field, quote),
+        });
       }
     }
 
-    this.manyLoaders = resource.fields
-      .filter((f): f is CollectionField => f.kind === 'collection')
-      .map((field) => manyLoader(field, quote));
-    this.selectList = `SELECT ${select.join(', ')}`;
-    this.referenceJoins = joins.join('');
-    this.byId = `${this.selectList} ${this.countFrom}${this.referenceJoins} WHERE ${this.idColumn}`;
+    this.whole = this.plan(this.parts);
     const searched = resource.fields
       .filter((f): f is ScalarField => f.kind === 'scalar' && f.searchable)
       .map((f) => `LOWER(${column(ROOT, f.column)}) LIKE ? ESCAPE '!'`);
@@ -127,12 +157,53 @@ export class RecordQuery {
   }
 
   /**
+   * The plan of a field selection: only the selected columns and the joins they need. Built once
+   * per combination (there are finitely many: unknown names never get here) and kept.
+   */
+  private planOf(selection: Selection | undefined): Plan {
+    if (!selection) return this.whole;
+    let plan = this.plans.get(selection.key);
+    if (!plan) {
+      const kept = new Set(selection.fields);
+      const parts = this.parts.filter((p) => kept.has(p.name));
+      // To-many relations are loaded by the owners' ids: read the id even where it is not sent.
+      const dropId = !kept.has('id') && parts.some((p) => p.many);
+      if (dropId) parts.unshift(this.parts.find((p) => p.name === 'id')!);
+      plan = { ...this.plan(parts), dropId };
+      this.plans.set(selection.key, plan);
+    }
+    return plan;
+  }
+
+  private plan(parts: FieldPart[]): Plan {
+    const selects = parts.flatMap((p) => p.selects);
+    const joins = parts.flatMap((p) => (p.join ? [p.join] : []));
+    // A selection of to-many relations only still reads a column: SQL needs one.
+    const selectList = `SELECT ${selects.length ? selects.join(', ') : `${this.idColumn} AS c_`}`;
+    return {
+      selectList,
+      joins,
+      joinSql: joins.join(''),
+      slots: parts.map((p) => p.slot),
+      manyLoaders: parts.flatMap((p) => (p.many ? [p.many] : [])),
+      byId: `${selectList} ${this.countFrom}${joins.join('')} WHERE ${this.idColumn}`,
+      dropId: false,
+    };
+  }
+
+  /**
    * The records of one page (or all, without a window) and, if asked, the filtered count, the
    * two statements at once. A page after the first is a deferred join: the page's ids are found
    * first (over the filter's and ordering's columns only, where indexes serve), then only those
    * rows are read whole, so a deep page does not read and discard every row before it.
    */
-  async list(query: ListQuery, window: PageWindow | null, withCount: boolean): Promise<ListResult> {
+  async list(
+    query: ListQuery,
+    window: PageWindow | null,
+    withCount: boolean,
+    selection?: Selection,
+  ): Promise<ListResult> {
+    const plan = this.planOf(selection);
     const where = this.where(query);
     const order = this.orderBy(query.ordering);
     const countJoins = [...where.joins].join('');
@@ -141,13 +212,14 @@ export class RecordQuery {
       const keyJoins = [...new Set([...where.joins, ...order.joins])].join('');
       const keys = `SELECT ${this.idColumn} AS id ${this.countFrom}${keyJoins}${where.sql}${order.sql}${limit(window)}`;
       sql =
-        `${this.selectList} FROM (${keys}) k JOIN ${this.table} ${ROOT} ON ${this.idColumn} = k.id` +
-        `${this.referenceJoins}${order.sql}`;
+        `${plan.selectList} FROM (${keys}) k JOIN ${this.table} ${ROOT} ON ${this.idColumn} = k.id` +
+        `${joinsOf(plan, order.joins)}${order.sql}`;
     } else {
-      sql = `${this.selectList} ${this.countFrom}${this.referenceJoins}${where.sql}${order.sql}${limit(window)}`;
+      const joins = joinsOf(plan, order.joins, where.joins);
+      sql = `${plan.selectList} ${this.countFrom}${joins}${where.sql}${order.sql}${limit(window)}`;
     }
     const [records, counted] = await Promise.all([
-      this.select(sql, where.parameters, 'index'),
+      this.select(plan, sql, where.parameters, 'index'),
       withCount
         ? this.db.query(
             `SELECT COUNT(*) AS n ${this.countFrom}${countJoins}${where.sql}`,
@@ -158,15 +230,18 @@ export class RecordQuery {
     return { records, count: counted ? Number(counted[0].n) : undefined };
   }
 
-  async findById(id: number): Promise<ApiRecord | undefined> {
-    const [record] = await this.select(`${this.byId} = ?`, [id], 'show');
+  async findById(id: number, selection?: Selection): Promise<ApiRecord | undefined> {
+    const plan = this.planOf(selection);
+    const [record] = await this.select(plan, `${plan.byId} = ?`, [id], 'show');
     return record;
   }
 
   /** Records with the given ids, in the order of `ids` (missing ones left out). */
   async findByIds(ids: number[]): Promise<ApiRecord[]> {
     if (ids.length === 0) return [];
-    const records = await this.select(`${this.byId} IN (${placeholders(ids.length)})`, ids, 'show');
+    const plan = this.whole;
+    const sql = `${plan.byId} IN (${placeholders(ids.length)})`;
+    const records = await this.select(plan, sql, ids, 'show');
     const byId = new Map<number, ApiRecord>(records.map((r) => [r.id as number, r]));
     const found: ApiRecord[] = [];
     for (const id of ids) {
@@ -176,19 +251,14 @@ export class RecordQuery {
     return found;
   }
 
-  private async select(sql: string, parameters: unknown[], view: 'index' | 'show') {
+  private async select(plan: Plan, sql: string, parameters: unknown[], view: 'index' | 'show') {
     const rows = await this.db.query(sql, parameters);
-    const records = rows.map((row) => this.mapRow(row));
-    for (const many of this.manyLoaders) {
+    const records = rows.map((row) => mapRow(plan.slots, row));
+    for (const many of plan.manyLoaders) {
       if (view === 'show' || many.field.inIndex) await this.loadMany(many, records);
     }
+    if (plan.dropId) for (const record of records) delete record.id;
     return records;
-  }
-
-  private mapRow(row: Row): ApiRecord {
-    const record: ApiRecord = {};
-    for (const slot of this.slots) record[slot.key] = slot.read(row);
-    return record;
   }
 
   private async loadMany(many: ManyLoader, records: ApiRecord[]): Promise<void> {
@@ -291,6 +361,18 @@ export class RecordQuery {
     }
     return { sql: ` ORDER BY ${terms.join(', ')}`, joins };
   }
+}
+
+function mapRow(slots: Slot[], row: Row): ApiRecord {
+  const record: ApiRecord = {};
+  for (const slot of slots) record[slot.key] = slot.read(row);
+  return record;
+}
+
+/** The plan's joins and those the filters or the ordering need, each once. */
+function joinsOf(plan: Plan, order: string[], where?: Set<string>): string {
+  if (order.length === 0 && (!where || where.size === 0)) return plan.joinSql;
+  return [...new Set([...plan.joins, ...(where ?? []), ...order])].join('');
 }
 
 /** The query that loads one to-many relation for a page, all but its list of owner ids. */

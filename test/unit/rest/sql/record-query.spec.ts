@@ -10,6 +10,7 @@ import { RecordQuery } from '../../../../src/rest/sql/record-query';
  */
 function widgets(tagsInIndex = true): ResourceDefinition {
   return defineResource({
+    examples: { id: 1, deletable: [1], create: {}, update: {} },
     path: '/widgets',
     singular: 'widget',
     plural: 'widgets',
