@@ -36,7 +36,12 @@ export class Replica {
     readonly pool: MysqlPool,
     url: string,
   ) {
-    this.status = { url: hidePassword(url), state: 'unknown', lag_seconds: null, in_rotation: false };
+    this.status = {
+      url: hidePassword(url),
+      state: 'unknown',
+      lag_seconds: null,
+      in_rotation: false,
+    };
   }
 
   /** Reads the replica's replication status; `maxLag` decides whether it serves. */
@@ -69,7 +74,9 @@ export class Replica {
     // Stopped: its data is no older than when it was last seen replicating, plus the lag then.
     const lag =
       this.replicatingAt > 0 ? this.lagThen + Math.floor((now - this.replicatingAt) / 1000) : null;
-    const stopped = [!running('SQL') && 'SQL', !running('IO') && 'IO'].filter(Boolean).join(' and ');
+    const stopped = [!running('SQL') && 'SQL', !running('IO') && 'IO']
+      .filter(Boolean)
+      .join(' and ');
     const lastError = String(row.Last_SQL_Error || row.Last_IO_Error || '');
     this.set(
       'not replicating',
@@ -95,7 +102,8 @@ export class Replica {
     maxLag: number,
     error?: string,
   ): void {
-    const serving = state === 'ok' || (state === 'not replicating' && lag !== null && lag <= maxLag);
+    const serving =
+      state === 'ok' || (state === 'not replicating' && lag !== null && lag <= maxLag);
     this.status = {
       url: this.status.url,
       state,
@@ -181,7 +189,10 @@ export class ReplicaSet {
   }
 
   private update(replica: Replica, before: ReplicaStatus): void {
-    if (before.in_rotation !== replica.status.in_rotation || before.state !== replica.status.state) {
+    if (
+      before.in_rotation !== replica.status.in_rotation ||
+      before.state !== replica.status.state
+    ) {
       this.rotation = this.replicas.filter((r) => r.status.in_rotation);
       this.onChange(replica, before);
     }
