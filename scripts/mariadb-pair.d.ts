@@ -5,6 +5,8 @@ export interface MariaDbServer {
   readonly pid: number | undefined;
   url(user?: string, password?: string): string;
   start(timeoutMs?: number): Promise<void>;
+  /** A connection as root through the socket (mysql2/promise). */
+  connect(): Promise<import('mysql2/promise').Connection>;
   query<T = Record<string, unknown>>(sql: string, parameters?: unknown[]): Promise<T[]>;
   status(name: string): Promise<number>;
   stop(): Promise<void>;

@@ -260,6 +260,29 @@ describe('read replicas behind a load balancer (MariaDB primary + GTID replica, 
     figures.sqlThreadStopped = { outOfRotationAfterMs: outAfter, backAfterStartMs: backAfter };
   });
 
+  it('should take a replica that falls more than REPLICA_MAX_LAG behind out of the rotation, and back once it caught up', async () => {
+    // A row lock on the replica holds its SQL thread at the next change of that row.
+    const blocker = await replica.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT id FROM records.marbles WHERE id = 6 FOR UPDATE');
+      expect((await patch(a.url('/api/demo/marbles/6'), { name: 'Held back' })).status).toBe(200);
+      const writtenAt = Date.now();
+      const outAfter = await rotationOnBoth(false, writtenAt, (MAX_LAG + 5) * 1000);
+      const report = await reported(a);
+      expect(report).toMatchObject({ state: 'lagging', in_rotation: false });
+      expect(report.lag_seconds).toBeGreaterThan(MAX_LAG);
+      expect(await name(b, 6)).toBe('Held back');
+      await blocker.query('ROLLBACK');
+      const releasedAt = Date.now();
+      const backAfter = await rotationOnBoth(true, releasedAt, 10_000);
+      expect(await reported(b)).toMatchObject({ state: 'ok', lag_seconds: 0 });
+      figures.lagging = { outOfRotationAfterWriteMs: outAfter, backAfterCatchUpMs: backAfter };
+    } finally {
+      await blocker.end();
+    }
+  });
+
   it('should fail no read while the replica is killed (kill -9) under load', async () => {
     const statuses: number[] = [];
     const failures: string[] = [];
