@@ -49,6 +49,12 @@
  *   BENCH_LARGE_CONNECTIONS   concurrent connections, large size, default 4
  *   BENCH_THREADS             wrk threads, default 1 (the machine has 2 cores)
  *   BENCH_TIMEOUT             seconds before wrk counts a request as timed out, default 30
+ *   BENCH_REPLICA_URLS        comma-separated read replicas of BENCH_MYSQL_URL's server (loopback):
+ *                             the service reads from them (DATABASE_REPLICA_URLS); the references
+ *                             keep reading the primary. Measuring starts once every service
+ *                             reports every replica in its rotation, caught up. For a primary and
+ *                             a replica on this machine: `node scripts/mariadb-pair.js --database
+ *                             records_bench` (prints both URLs)
  *   BENCH_REUSE=1             as --reuse
  *   BENCH_CPU_PROF=1          as --cpu-prof: run the servers under `node --cpu-prof` and print
  *                             the ten functions with the most self time in each (profiles are
@@ -194,9 +200,30 @@ function loadSettings() {
     warmup: lib.positiveInt('BENCH_WARMUP', 2, 600, 0),
     threads: lib.positiveInt('BENCH_THREADS', 1, 64),
     timeout: lib.positiveInt('BENCH_TIMEOUT', 30, 600),
+    replicaUrls: replicaUrls(),
     reuse: values.reuse || lib.envFlag('BENCH_REUSE'),
     cpuProf: values['cpu-prof'] || lib.envFlag('BENCH_CPU_PROF'),
   };
+}
+
+/** BENCH_REPLICA_URLS, checked like BENCH_MYSQL_URL: loopback addresses only. */
+function replicaUrls() {
+  const urls = (process.env.BENCH_REPLICA_URLS || '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const raw of urls) {
+    let url;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw fail(`BENCH_REPLICA_URLS holds something that is not a URL: "${lib.redact(raw)}"`);
+    }
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+      throw fail(`BENCH_REPLICA_URLS must point at loopback addresses, got "${url.hostname}"`);
+    }
+  }
+  return urls;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -216,8 +243,31 @@ function serverEnv(settings, server) {
     DEMO_DATA: 'false',
     PORT: String(server.port),
     HOST: lib.HOST,
+    ...(settings.replicaUrls.length && server.script === SERVERS.service.script
+      ? { DATABASE_REPLICA_URLS: settings.replicaUrls.join(',') }
+      : {}),
     ...server.env,
   };
+}
+
+/** With replicas: waits until every service has each of them in its rotation, caught up. */
+async function replicasCaughtUp(settings, running) {
+  if (!settings.replicaUrls.length) return;
+  const services = Object.values(running).filter((s) => s.script === SERVERS.service.script);
+  const deadline = Date.now() + 120_000;
+  for (const service of services) {
+    for (;;) {
+      const res = await lib.get(service.port, '/health/ready', {}, 10_000);
+      const servers = JSON.parse(res.body.toString()).info?.replicas?.servers ?? [];
+      const ready = servers.filter((r) => r.in_rotation && r.lag_seconds === 0).length;
+      if (ready === settings.replicaUrls.length) break;
+      if (Date.now() > deadline) {
+        throw fail(`${service.label} :${service.port}: replicas not ready: ${res.body}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  console.log(`Reads of the service go to ${settings.replicaUrls.length} replica(s).`);
 }
 
 function serverArgs(script, name, settings) {
@@ -261,6 +311,7 @@ async function startServers(settings, size) {
     await Promise.all(
       Object.values(running).map((s) => lib.waitUntilAnswering(s.child, s.port, s.probe, 90_000)),
     );
+    await replicasCaughtUp(settings, running);
   } catch (error) {
     await stopServers(running);
     throw error;

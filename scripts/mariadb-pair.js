@@ -5,9 +5,10 @@
  * replica suite (test/ops/replicas/) and, from the command line, for the benchmark with a
  * replica:
  *
- *   node scripts/mariadb-pair.js        starts the pair, prints the URLs, stops it on Ctrl-C
+ *   node scripts/mariadb-pair.js [--database NAME]
+ *                                      starts the pair, prints the URLs, stops it on Ctrl-C
  *
- * The pair has a database `records` and a user `records` (password `records-secret`) that may
+ * The pair has a database `records` (or NAME) and a user `records` (password `records-secret`) that may
  * read the replica's replication status. Nothing here touches any other MariaDB server.
  */
 'use strict';
@@ -20,7 +21,6 @@ const path = require('node:path');
 
 const USER = 'records';
 const PASSWORD = 'records-secret';
-const DATABASE = 'records';
 
 /** A binary from the PATH or the sbin folders (mariadbd and nginx live there), or undefined. */
 function findBinary(name) {
@@ -75,7 +75,8 @@ function serverArgs(server) {
 }
 
 class MariaDbServer {
-  constructor(root, name, serverId, primary) {
+  constructor(root, name, serverId, primary, database) {
+    this.database = database;
     this.name = name;
     this.serverId = serverId;
     this.primary = primary;
@@ -93,7 +94,7 @@ class MariaDbServer {
 
   /** mysql://records:…@127.0.0.1:port/records */
   url(user = USER, password = PASSWORD) {
-    return `mysql://${user}:${password}@127.0.0.1:${this.port}/${DATABASE}`;
+    return `mysql://${user}:${password}@127.0.0.1:${this.port}/${this.database}`;
   }
 
   /** Starts mariadbd (again, after a stop or kill: same datadir, same port). */
@@ -177,12 +178,12 @@ function missingBinaries() {
  * Creates the datadir once (mariadb-install-db), copies it for the replica, starts both, and
  * makes the second a GTID replica of the first. `root` is a folder the caller owns and removes.
  */
-async function startPair(root) {
+async function startPair(root, database = 'records') {
   const missing = missingBinaries();
   if (missing.length)
     throw new Error(`not installed: ${missing.join(', ')} (apt-get install mariadb-server)`);
-  const primary = new MariaDbServer(root, 'primary', 1, true);
-  const replica = new MariaDbServer(root, 'replica', 2, false);
+  const primary = new MariaDbServer(root, 'primary', 1, true, database);
+  const replica = new MariaDbServer(root, 'replica', 2, false, database);
   fs.mkdirSync(primary.dir, { recursive: true });
   fs.mkdirSync(replica.dir, { recursive: true });
   const install = spawnSync(
@@ -221,9 +222,10 @@ async function replicate(primary, replica) {
   );
   await replica.query('START SLAVE');
   // Made on the primary, so they reach the replica through replication.
-  await primary.query(`CREATE DATABASE ${DATABASE} CHARACTER SET utf8mb4`);
+  const database = primary.database;
+  await primary.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
   await primary.query(`CREATE USER '${USER}'@'127.0.0.1' IDENTIFIED BY '${PASSWORD}'`);
-  await primary.query(`GRANT ALL ON ${DATABASE}.* TO '${USER}'@'127.0.0.1'`);
+  await primary.query(`GRANT ALL ON \`${database}\`.* TO '${USER}'@'127.0.0.1'`);
   await primary.query(`GRANT SLAVE MONITOR ON *.* TO '${USER}'@'127.0.0.1'`);
   await caughtUp(primary, replica);
 }
@@ -242,7 +244,10 @@ module.exports = { startPair, caughtUp, findBinary, missingBinaries, freePort, U
 
 if (require.main === module) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'records-pair-'));
-  startPair(root).then(
+  const { values } = require('node:util').parseArgs({
+    options: { database: { type: 'string', default: 'records' } },
+  });
+  startPair(root, values.database).then(
     ({ primary, replica }) => {
       console.log(`primary  ${primary.url()}  (pid ${primary.pid})`);
       console.log(`replica  ${replica.url()}  (pid ${replica.pid})`);
