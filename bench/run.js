@@ -11,6 +11,10 @@
  *                                       about half an hour in all, the deep pages being slow)
  *   node bench/run.js --small --large   both, one table each
  *   node bench/run.js --cpu-prof        also profile the servers (see BENCH_CPU_PROF)
+ *   node bench/run.js --replica-vs-primary
+ *                                      with BENCH_REPLICA_URLS: the service reading from the
+ *                                      replicas against the same service reading from the
+ *                                      primary only (port 3105), in alternating rounds
  *   node bench/run.js --reuse           skip seeding when the database already holds N marbles
  *
  * For each size:
@@ -105,6 +109,14 @@ const SERVERS = {
     probe: '/api/demo/marbles/1',
     env: { PAGE_TOTAL_COUNT: 'false' },
   },
+  /** The service without its replicas: the reference of --replica-vs-primary. */
+  servicePrimary: {
+    label: 'primary only',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3105,
+    probe: '/api/demo/marbles/1',
+    env: { DATABASE_REPLICA_URLS: '' },
+  },
   baselineNoCount: {
     label: 'baseline',
     script: path.join(__dirname, 'baseline.js'),
@@ -148,6 +160,8 @@ const USAGE = `usage: node bench/run.js [--small] [--large] [--marbles N] [--reu
   --marbles N   marbles of the small size
   --reuse       do not reseed when the database already holds that many marbles
   --cpu-prof    run the servers under node --cpu-prof; print the top self-time functions
+  --replica-vs-primary  (with BENCH_REPLICA_URLS) the service reading from the replicas against
+                the service reading from the primary, instead of the hand-written references
 Environment variables: see the header of bench/run.js.`;
 
 function loadSettings() {
@@ -160,6 +174,7 @@ function loadSettings() {
         marbles: { type: 'string' },
         reuse: { type: 'boolean', default: false },
         'cpu-prof': { type: 'boolean', default: false },
+        'replica-vs-primary': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -175,12 +190,18 @@ function loadSettings() {
   const smallMarbles = lib.positiveInt('BENCH_MARBLES', 10_000, 50_000_000);
   const largeMarbles = lib.positiveInt('BENCH_LARGE_MARBLES', 1_000_000, 50_000_000);
   const sizes = [];
+  const replicaVsPrimary = values['replica-vs-primary'];
+  if (replicaVsPrimary && !process.env.BENCH_REPLICA_URLS) {
+    throw fail('--replica-vs-primary needs BENCH_REPLICA_URLS');
+  }
   if (values.small || !values.large) {
     sizes.push({
       name: 'small',
       marbles: smallMarbles,
       connections: lib.positiveInt('BENCH_CONNECTIONS', 10, 1000),
-      scenarios: SMALL_SCENARIOS,
+      scenarios: replicaVsPrimary
+        ? SMALL_SCENARIOS.map((s) => ({ ...s, reference: 'servicePrimary' }))
+        : SMALL_SCENARIOS,
     });
   }
   if (values.large) {
@@ -253,7 +274,9 @@ function serverEnv(settings, server) {
 /** With replicas: waits until every service has each of them in its rotation, caught up. */
 async function replicasCaughtUp(settings, running) {
   if (!settings.replicaUrls.length) return;
-  const services = Object.values(running).filter((s) => s.script === SERVERS.service.script);
+  const services = Object.values(running).filter(
+    (s) => s.script === SERVERS.service.script && s.env.DATABASE_REPLICA_URLS === undefined,
+  );
   const deadline = Date.now() + 120_000;
   for (const service of services) {
     for (;;) {
