@@ -435,6 +435,7 @@ async function measure(settings, size, running) {
   for (const scenario of size.scenarios) {
     const pair = [running[scenario.service], running[scenario.reference]];
     const load = async (server, duration) => {
+      const cpuBefore = cpuMs(server.child.proc.pid);
       const result = await lib.runWrk({
         port: server.port,
         path: scenario.path,
@@ -443,6 +444,7 @@ async function measure(settings, size, running) {
         threads: settings.threads,
         timeout: settings.timeout,
       });
+      result.cpuMs = cpuMs(server.child.proc.pid) - cpuBefore;
       await settle();
       return result;
     };
@@ -485,6 +487,21 @@ async function runDuration(settings, size, scenario, pair) {
 
 const fixed = (rps) => (rps < 100 ? rps.toFixed(1) : rps.toFixed(0));
 
+/**
+ * CPU time (user + system) a process has used, in milliseconds, from /proc (NaN elsewhere): per
+ * request, it varies far less than req/s on a machine shared with other work.
+ */
+function cpuMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 function aggregate(runs) {
   const requests = runs.reduce((n, r) => n + r.requests, 0);
   const seconds = runs.reduce((n, r) => n + r.seconds, 0);
@@ -497,6 +514,8 @@ function aggregate(runs) {
     spread: rps > 0 ? (Math.max(...each) - Math.min(...each)) / 2 / rps : 0,
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
+    /** Server CPU milliseconds per request over all rounds. */
+    cpuPerRequest: runs.reduce((n, r) => n + r.cpuMs, 0) / requests,
     socketErrors: runs.reduce((n, r) => n + r.socketErrors, 0),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     timeouts: runs.reduce((n, r) => n + r.timeouts, 0),
@@ -527,6 +546,8 @@ function printTable(settings, size, rows, pending) {
     'p99 ms',
     'req/s ratio',
     'p99 ratio',
+    'CPU ms/req',
+    'CPU ratio',
   ];
   const stretched = rows.some((r) => r.duration !== settings.duration);
   if (stretched) header.splice(1, 0, 's/run');
@@ -542,6 +563,8 @@ function printTable(settings, size, rows, pending) {
     ms(r.p99),
     ratio(s.rps, r.rps),
     ratio(s.p99, r.p99),
+    `${ms(s.cpuPerRequest)} / ${ms(r.cpuPerRequest)}`,
+    ratio(s.cpuPerRequest, r.cpuPerRequest),
   ]);
   console.log(
     `\n${size.name}: ${size.marbles} marbles, ${size.connections} connections, ` +
@@ -549,7 +572,8 @@ function printTable(settings, size, rows, pending) {
       `${stretched ? 's/run seconds' : `${settings.duration} s`} each ` +
       `after a ${settings.warmup} s warm-up, the database idle before each run ` +
       '(wrk, GET, keep-alive, loopback). req/s over all rounds ' +
-      '(± half the range between rounds); p50/p99: median over rounds; ratios: service / reference.\n',
+      '(± half the range between rounds); p50/p99: median over rounds; CPU ms/req: CPU time ' +
+      'of the server process per request, service / reference; ratios: service / reference.\n',
   );
   console.log(lib.table(header, body));
   const json = rows.find((r) => r.scenario.key === 'json');
