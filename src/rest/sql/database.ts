@@ -15,6 +15,16 @@ import {
 /** mysql2's PoolCluster, which TypeORM opens instead of a pool when replicas are configured. */
 interface MysqlPoolCluster {
   of(pattern: string): MysqlPool;
+  /** Its servers' pools by name (not public API: `of` is the fallback). */
+  _nodes?: Record<string, { pool?: MysqlPool } | undefined>;
+}
+
+/**
+ * The pool of one server of the cluster. Its own pool where it can be reached: a read then costs
+ * what it costs without replicas (the cluster's `of(name).query` picks the node anew each time).
+ */
+function poolOf(cluster: MysqlPoolCluster, name: string): MysqlPool {
+  return cluster._nodes?.[name]?.pool ?? cluster.of(name);
 }
 
 /** Options of the port (RestModule.forRoot). */
@@ -120,9 +130,10 @@ export class TypeOrmDatabase extends SqlDatabase {
     const { replication } = this.dataSource.options as {
       replication: { slaves: { url?: string; host?: string }[] };
     };
-    this.primary = cluster.of('MASTER');
+    this.primary = poolOf(cluster, 'MASTER');
     const replicas = replication.slaves.map(
-      (slave, index) => new Replica(cluster.of(`SLAVE${index}`), slave.url ?? slave.host ?? ''),
+      (slave, index) =>
+        new Replica(poolOf(cluster, `SLAVE${index}`), slave.url ?? slave.host ?? ''),
     );
     this.replicas = new ReplicaSet(replicas, options, (replica, before) =>
       options.onChange?.(replica.status, before),
