@@ -11,6 +11,10 @@
  *                                       about half an hour in all, the deep pages being slow)
  *   node bench/run.js --small --large   both, one table each
  *   node bench/run.js --cpu-prof        also profile the servers (see BENCH_CPU_PROF)
+ *   node bench/run.js --replica-vs-primary
+ *                                      with BENCH_REPLICA_URLS: the service reading from the
+ *                                      replicas against the same service reading from the
+ *                                      primary only (port 3105), in alternating rounds
  *   node bench/run.js --reuse           skip seeding when the database already holds N marbles
  *
  * For each size:
@@ -49,6 +53,12 @@
  *   BENCH_LARGE_CONNECTIONS   concurrent connections, large size, default 4
  *   BENCH_THREADS             wrk threads, default 1 (the machine has 2 cores)
  *   BENCH_TIMEOUT             seconds before wrk counts a request as timed out, default 30
+ *   BENCH_REPLICA_URLS        comma-separated read replicas of BENCH_MYSQL_URL's server (loopback):
+ *                             the service reads from them (DATABASE_REPLICA_URLS); the references
+ *                             keep reading the primary. Measuring starts once every service
+ *                             reports every replica in its rotation, caught up. For a primary and
+ *                             a replica on this machine: `node scripts/mariadb-pair.js --database
+ *                             records_bench` (prints both URLs)
  *   BENCH_REUSE=1             as --reuse
  *   BENCH_CPU_PROF=1          as --cpu-prof: run the servers under `node --cpu-prof` and print
  *                             the ten functions with the most self time in each (profiles are
@@ -99,6 +109,14 @@ const SERVERS = {
     probe: '/api/demo/marbles/1',
     env: { PAGE_TOTAL_COUNT: 'false' },
   },
+  /** The service without its replicas: the reference of --replica-vs-primary. */
+  servicePrimary: {
+    label: 'primary only',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3105,
+    probe: '/api/demo/marbles/1',
+    env: { DATABASE_REPLICA_URLS: '' },
+  },
   baselineNoCount: {
     label: 'baseline',
     script: path.join(__dirname, 'baseline.js'),
@@ -142,6 +160,8 @@ const USAGE = `usage: node bench/run.js [--small] [--large] [--marbles N] [--reu
   --marbles N   marbles of the small size
   --reuse       do not reseed when the database already holds that many marbles
   --cpu-prof    run the servers under node --cpu-prof; print the top self-time functions
+  --replica-vs-primary  (with BENCH_REPLICA_URLS) the service reading from the replicas against
+                the service reading from the primary, instead of the hand-written references
 Environment variables: see the header of bench/run.js.`;
 
 function loadSettings() {
@@ -154,6 +174,7 @@ function loadSettings() {
         marbles: { type: 'string' },
         reuse: { type: 'boolean', default: false },
         'cpu-prof': { type: 'boolean', default: false },
+        'replica-vs-primary': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -169,12 +190,18 @@ function loadSettings() {
   const smallMarbles = lib.positiveInt('BENCH_MARBLES', 10_000, 50_000_000);
   const largeMarbles = lib.positiveInt('BENCH_LARGE_MARBLES', 1_000_000, 50_000_000);
   const sizes = [];
+  const replicaVsPrimary = values['replica-vs-primary'];
+  if (replicaVsPrimary && !process.env.BENCH_REPLICA_URLS) {
+    throw fail('--replica-vs-primary needs BENCH_REPLICA_URLS');
+  }
   if (values.small || !values.large) {
     sizes.push({
       name: 'small',
       marbles: smallMarbles,
       connections: lib.positiveInt('BENCH_CONNECTIONS', 10, 1000),
-      scenarios: SMALL_SCENARIOS,
+      scenarios: replicaVsPrimary
+        ? SMALL_SCENARIOS.map((s) => ({ ...s, reference: 'servicePrimary' }))
+        : SMALL_SCENARIOS,
     });
   }
   if (values.large) {
@@ -194,9 +221,30 @@ function loadSettings() {
     warmup: lib.positiveInt('BENCH_WARMUP', 2, 600, 0),
     threads: lib.positiveInt('BENCH_THREADS', 1, 64),
     timeout: lib.positiveInt('BENCH_TIMEOUT', 30, 600),
+    replicaUrls: replicaUrls(),
     reuse: values.reuse || lib.envFlag('BENCH_REUSE'),
     cpuProf: values['cpu-prof'] || lib.envFlag('BENCH_CPU_PROF'),
   };
+}
+
+/** BENCH_REPLICA_URLS, checked like BENCH_MYSQL_URL: loopback addresses only. */
+function replicaUrls() {
+  const urls = (process.env.BENCH_REPLICA_URLS || '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const raw of urls) {
+    let url;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw fail(`BENCH_REPLICA_URLS holds something that is not a URL: "${lib.redact(raw)}"`);
+    }
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+      throw fail(`BENCH_REPLICA_URLS must point at loopback addresses, got "${url.hostname}"`);
+    }
+  }
+  return urls;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -216,8 +264,33 @@ function serverEnv(settings, server) {
     DEMO_DATA: 'false',
     PORT: String(server.port),
     HOST: lib.HOST,
+    ...(settings.replicaUrls.length && server.script === SERVERS.service.script
+      ? { DATABASE_REPLICA_URLS: settings.replicaUrls.join(',') }
+      : {}),
     ...server.env,
   };
+}
+
+/** With replicas: waits until every service has each of them in its rotation, caught up. */
+async function replicasCaughtUp(settings, running) {
+  if (!settings.replicaUrls.length) return;
+  const services = Object.values(running).filter(
+    (s) => s.script === SERVERS.service.script && s.env.DATABASE_REPLICA_URLS === undefined,
+  );
+  const deadline = Date.now() + 120_000;
+  for (const service of services) {
+    for (;;) {
+      const res = await lib.get(service.port, '/health/ready', {}, 10_000);
+      const servers = JSON.parse(res.body.toString()).info?.replicas?.servers ?? [];
+      const ready = servers.filter((r) => r.in_rotation && r.lag_seconds === 0).length;
+      if (ready === settings.replicaUrls.length) break;
+      if (Date.now() > deadline) {
+        throw fail(`${service.label} :${service.port}: replicas not ready: ${res.body}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  console.log(`Reads of the service go to ${settings.replicaUrls.length} replica(s).`);
 }
 
 function serverArgs(script, name, settings) {
@@ -261,6 +334,7 @@ async function startServers(settings, size) {
     await Promise.all(
       Object.values(running).map((s) => lib.waitUntilAnswering(s.child, s.port, s.probe, 90_000)),
     );
+    await replicasCaughtUp(settings, running);
   } catch (error) {
     await stopServers(running);
     throw error;
@@ -361,6 +435,7 @@ async function measure(settings, size, running) {
   for (const scenario of size.scenarios) {
     const pair = [running[scenario.service], running[scenario.reference]];
     const load = async (server, duration) => {
+      const cpuBefore = cpuMs(server.child.proc.pid);
       const result = await lib.runWrk({
         port: server.port,
         path: scenario.path,
@@ -369,6 +444,7 @@ async function measure(settings, size, running) {
         threads: settings.threads,
         timeout: settings.timeout,
       });
+      result.cpuMs = cpuMs(server.child.proc.pid) - cpuBefore;
       await settle();
       return result;
     };
@@ -411,6 +487,21 @@ async function runDuration(settings, size, scenario, pair) {
 
 const fixed = (rps) => (rps < 100 ? rps.toFixed(1) : rps.toFixed(0));
 
+/**
+ * CPU time (user + system) a process has used, in milliseconds, from /proc (NaN elsewhere): per
+ * request, it varies far less than req/s on a machine shared with other work.
+ */
+function cpuMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 function aggregate(runs) {
   const requests = runs.reduce((n, r) => n + r.requests, 0);
   const seconds = runs.reduce((n, r) => n + r.seconds, 0);
@@ -423,6 +514,8 @@ function aggregate(runs) {
     spread: rps > 0 ? (Math.max(...each) - Math.min(...each)) / 2 / rps : 0,
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
+    /** Server CPU milliseconds per request over all rounds. */
+    cpuPerRequest: runs.reduce((n, r) => n + r.cpuMs, 0) / requests,
     socketErrors: runs.reduce((n, r) => n + r.socketErrors, 0),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     timeouts: runs.reduce((n, r) => n + r.timeouts, 0),
@@ -453,6 +546,8 @@ function printTable(settings, size, rows, pending) {
     'p99 ms',
     'req/s ratio',
     'p99 ratio',
+    'CPU ms/req',
+    'CPU ratio',
   ];
   const stretched = rows.some((r) => r.duration !== settings.duration);
   if (stretched) header.splice(1, 0, 's/run');
@@ -468,6 +563,8 @@ function printTable(settings, size, rows, pending) {
     ms(r.p99),
     ratio(s.rps, r.rps),
     ratio(s.p99, r.p99),
+    `${ms(s.cpuPerRequest)} / ${ms(r.cpuPerRequest)}`,
+    ratio(s.cpuPerRequest, r.cpuPerRequest),
   ]);
   console.log(
     `\n${size.name}: ${size.marbles} marbles, ${size.connections} connections, ` +
@@ -475,7 +572,8 @@ function printTable(settings, size, rows, pending) {
       `${stretched ? 's/run seconds' : `${settings.duration} s`} each ` +
       `after a ${settings.warmup} s warm-up, the database idle before each run ` +
       '(wrk, GET, keep-alive, loopback). req/s over all rounds ' +
-      '(± half the range between rounds); p50/p99: median over rounds; ratios: service / reference.\n',
+      '(± half the range between rounds); p50/p99: median over rounds; CPU ms/req: CPU time ' +
+      'of the server process per request, service / reference; ratios: service / reference.\n',
   );
   console.log(lib.table(header, body));
   const json = rows.find((r) => r.scenario.key === 'json');

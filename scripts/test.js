@@ -12,6 +12,9 @@
  * MySQL was prepared, and are left out by path otherwise), and, with MySQL, the image's start
  * sequence outside Docker (test/ops/start-sequence.js: npm ci, build, prune, start, probe, stop).
  * Without MySQL those are reported as not run, and are failures when MySQL is required.
+ * The read-replica suite (test/ops/replicas/) starts MariaDB servers and nginx of its own: it needs
+ * the binaries mariadbd, mariadb-install-db and nginx, and is reported as not run without them (a
+ * failure under CI=true).
  * The browser test of /api/docs needs Chromium (CHROMIUM_PATH, default /usr/bin/chromium); without
  * it, it is reported as not run, and is a failure under CI=true.
  */
@@ -137,6 +140,10 @@ async function main() {
   const chromium = existsSync(chromiumPath);
   let browserNote;
 
+  const { findBinary } = require('./mariadb-pair');
+  const replicaTools = ['mariadbd', 'mariadb-install-db', 'nginx'].filter((b) => !findBinary(b));
+  let replicaNote;
+
   let started = Date.now();
   if (build()) {
     console.log(`--- build took ${seconds(started)}`);
@@ -148,6 +155,11 @@ async function main() {
       ignored.push('/ops/docs-browser');
       browserNote = `The browser test of /api/docs DID NOT RUN: no Chromium at ${chromiumPath} (apt-get install chromium).`;
       if (requireMysql) results.push({ name: 'browser test', ok: false, passed: 0, failed: 1 });
+    }
+    if (replicaTools.length) {
+      ignored.push('/ops/replicas/');
+      replicaNote = `The read-replica suite (test/ops/replicas/) DID NOT RUN: ${replicaTools.join(', ')} not installed (apt-get install mariadb-server nginx).`;
+      if (requireMysql) results.push({ name: 'replica suite', ok: false, passed: 0, failed: 1 });
     }
     if (ignored.length) opsArgs.push('--testPathIgnorePatterns', ...ignored);
     results.push(jest(mysqlProblem ? 'ops (without MySQL)' : 'ops', opsArgs, opsEnv));
@@ -170,6 +182,7 @@ async function main() {
     console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.passed} passed, ${r.failed} failed`);
   }
   if (mysqlNote) console.log(`${requireMysql ? 'FAIL' : 'NOTE'} ${mysqlNote}`);
+  if (replicaNote) console.log(`${requireMysql ? 'FAIL' : 'NOTE'} ${replicaNote}`);
   if (browserNote) console.log(`${requireMysql ? 'FAIL' : 'NOTE'} ${browserNote}`);
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);

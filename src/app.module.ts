@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
@@ -19,6 +19,7 @@ import { PhoneNumbersModule } from './phone-numbers/phone-numbers.module';
 import { PHONE_NUMBERS } from './phone-numbers/phone-numbers.resource';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
+import { ReplicaStatus } from './rest/sql/port';
 
 /**
  * The collections this service serves: each a module of its own folder, and its declaration, in
@@ -31,6 +32,20 @@ const COLLECTIONS = [
   { module: MoviesModule, declaration: MOVIES },
 ];
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
+
+/** How often every process checks each read replica's state and lag. */
+const REPLICA_CHECK_EVERY_MS = 1000;
+
+function logReplicaChange(now: ReplicaStatus, before: ReplicaStatus): void {
+  const logger = new Logger('Replicas');
+  const lag = now.lag_seconds === null ? '' : `, ${now.lag_seconds} s behind`;
+  const message =
+    `${now.url}: ${now.state}${lag}, ${now.in_rotation ? 'in' : 'out of'} the rotation` +
+    (now.error ? ` (${now.error})` : '') +
+    ` (was ${before.state})`;
+  if (now.in_rotation) logger.log(message);
+  else logger.warn(message);
+}
 
 @Module({})
 export class AppModule {
@@ -55,12 +70,19 @@ export class AppModule {
         TypeOrmModule.forRootAsync({
           inject: [APP_CONFIG],
           useFactory: (app: AppConfig) => ({
-            ...dataSourceOptions(app.database),
+            ...dataSourceOptions(app.database, app.replicas.urls),
             autoLoadEntities: true,
           }),
           dataSourceFactory: (options) => openDatabase(options!),
         }),
-        RestModule.forRoot({ statementTimeoutMs: config.queryTimeoutMs }),
+        RestModule.forRoot({
+          statementTimeoutMs: config.queryTimeoutMs,
+          replicas: {
+            maxLag: config.replicas.maxLag,
+            checkEveryMs: REPLICA_CHECK_EVERY_MS,
+            onChange: logReplicaChange,
+          },
+        }),
         PaginatorModule.forRoot(
           { pageTotalCount: config.pageTotalCount },
           Object.fromEntries(

@@ -13,6 +13,7 @@ import { ApiDocs } from './rest/http/api-docs';
 import { bodyParsers } from './rest/http/body';
 import { weakETag } from './rest/http/etag';
 import { negotiateFormat } from './rest/http/format';
+import { readYourWrites } from './rest/http/read-your-writes';
 import { requireWriteToken } from './rest/http/write-token';
 
 /** The version of package.json (beside src/ and dist/ alike): the document's `info.version`. */
@@ -45,6 +46,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   }
   if (config.apiToken) app.use(requireWriteToken(config.apiToken));
   app.use(bodyParsers());
+  // With read replicas: a client's reads go to the primary just after its writes (CONTRACT §10).
+  if (config.replicas.urls.length > 0) app.use(readYourWrites(config.replicas.readAfterWrite));
 
   const document = app.get(ApiDocs).build({
     title: 'Record collections',

@@ -35,6 +35,17 @@ export interface AppConfig {
   pageTotalCount: boolean;
   /** The same, by collection name, where `PAGE_TOTAL_COUNT_<COLLECTION>` sets it. */
   pageTotalCountOf: Record<string, boolean>;
+  /** Read replicas of the MySQL primary (`DATABASE_REPLICA_URLS`); empty: every query to it. */
+  replicas: ReplicaConfig;
+}
+
+export interface ReplicaConfig {
+  /** MySQL URLs of the replicas, in the order given. */
+  urls: string[];
+  /** Seconds after a client's last write during which its reads go to the primary; 0: never. */
+  readAfterWrite: number;
+  /** Seconds a replica may lag behind the primary and still serve reads. */
+  maxLag: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/records.sqlite';
@@ -90,6 +101,17 @@ class Environment {
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   PAGE_TOTAL_COUNT?: string;
+
+  @IsOptional()
+  DATABASE_REPLICA_URLS?: string;
+
+  @IsOptional()
+  @Matches(/^\d{1,4}(\.\d{1,3})?$/, { message: 'must be a number of seconds (0 for never)' })
+  REPLICA_READ_AFTER_WRITE?: string;
+
+  @IsOptional()
+  @Matches(/^([1-9]\d{0,3})$/, { message: 'must be a whole number of seconds from 1 to 9999' })
+  REPLICA_MAX_LAG?: string;
 }
 
 /** `PAGE_TOTAL_COUNT_MARBLES` and the like: one collection's count, by its name in capitals. */
@@ -134,6 +156,23 @@ export function loadConfig(
   }
   const database = parseDatabaseUrl(vars.DATABASE_URL || DEFAULT_DATABASE_URL);
   if (typeof database === 'string') problems.push(`DATABASE_URL ${database}`);
+  const replicaUrls = (vars.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  if (replicaUrls.length > 0 && typeof database !== 'string' && database.type !== 'mysql') {
+    problems.push('DATABASE_REPLICA_URLS needs a MySQL DATABASE_URL (replicas of its primary)');
+  }
+  replicaUrls.forEach((raw, index) => {
+    const replica = parseDatabaseUrl(raw);
+    if (typeof replica === 'string') {
+      problems.push(`DATABASE_REPLICA_URLS entry ${index + 1} ${replica}`);
+    } else if (replica.type !== 'mysql') {
+      problems.push(`DATABASE_REPLICA_URLS entry ${index + 1} must be a mysql:// URL`);
+    } else {
+      replicaUrls[index] = replica.url;
+    }
+  });
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}.`);
   const cors = (vars.CORS_ORIGINS ?? '')
     .split(',')
@@ -155,6 +194,11 @@ export function loadConfig(
     trustProxy: flag(vars.TRUST_PROXY ?? 'false'),
     pageTotalCount: flag(vars.PAGE_TOTAL_COUNT ?? 'true'),
     pageTotalCountOf,
+    replicas: {
+      urls: replicaUrls,
+      readAfterWrite: Number(vars.REPLICA_READ_AFTER_WRITE ?? '2'),
+      maxLag: Number(vars.REPLICA_MAX_LAG ?? '5'),
+    },
   };
 }
 
@@ -172,6 +216,9 @@ export const ENVIRONMENT_VARIABLES = [
   'WEB_CONCURRENCY',
   'TRUST_PROXY',
   'PAGE_TOTAL_COUNT',
+  'DATABASE_REPLICA_URLS',
+  'REPLICA_READ_AFTER_WRITE',
+  'REPLICA_MAX_LAG',
 ] as const satisfies readonly (keyof Environment)[];
 
 function pick(env: Record<string, string | undefined>): Record<string, string> {

@@ -18,7 +18,10 @@ export const MIGRATIONS = [Init1732000000000, OrderingIndexes1763800000000];
  * Entities are registered by the feature modules that use them (`autoLoadEntities`); migrations
  * and the demo data need none.
  */
-export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+export function dataSourceOptions(
+  database: DatabaseConfig,
+  replicaUrls: readonly string[] = [],
+): DataSourceOptions {
   // The entities' metadata, given the shape of this database: src/database/entity-dialects.ts.
   shapeEntitiesFor(database.type);
   const common = {
@@ -46,10 +49,25 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
         ),
     };
   }
+  // With read replicas, TypeORM opens a pool per server (mysql2's PoolCluster): the primary's
+  // serves writes, transactions, migrations and the schema lock; rest/sql/replicas.ts picks a
+  // replica's for each read. A server that fails is never dropped from the cluster nor retried
+  // there: the service's own health checks decide where reads go.
+  const servers =
+    replicaUrls.length > 0
+      ? {
+          replication: {
+            master: { url: database.url },
+            slaves: replicaUrls.map((url) => ({ url })),
+            canRetry: false,
+            removeNodeErrorCount: Infinity,
+          },
+        }
+      : { url: database.url };
   return {
     ...common,
     type: 'mysql',
-    url: database.url,
+    ...servers,
     charset: 'utf8mb4',
     // Timestamps are stored in UTC and read back as text, so no time zone ever shifts them.
     timezone: 'Z',

@@ -20,6 +20,9 @@ interface Service {
   healthcheck?: { test: string | string[]; disable?: boolean; retries?: number; interval?: string };
   depends_on?: unknown;
   ports?: (string | number)[];
+  profiles?: string[];
+  command?: string | string[];
+  deploy?: { replicas?: number };
 }
 
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as {
@@ -53,8 +56,9 @@ function mounts(service: Service): { source: string; target: string }[] {
 }
 
 describe('docker-compose.yml', () => {
-  it('should define exactly the db and api services', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'db']);
+  it('should define exactly the db and api services outside profiles', () => {
+    const always = Object.entries(compose.services).filter(([, service]) => !service.profiles);
+    expect(always.map(([name]) => name).sort()).toEqual(['api', 'db']);
   });
 
   it('should run the database on the mysql:8.4 image', () => {
@@ -154,6 +158,90 @@ describe('docker-compose.yml', () => {
       timeout: 60_000,
     });
     expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+  });
+});
+
+describe('docker-compose.yml, scale profile (read replica, two API instances, nginx)', () => {
+  const replica = compose.services?.['db-replica'] ?? {};
+  const scaled = compose.services?.['api-scaled'] ?? {};
+  const lb = compose.services?.lb ?? {};
+  const args = (service: Service) =>
+    Array.isArray(service.command) ? service.command : (service.command ?? '').split(/\s+/);
+  const initScript = readFileSync(join(ROOT, 'docker', 'replica-init.sh'), 'utf8');
+
+  it('should put db-replica, api-scaled and lb in the scale profile only', () => {
+    const scale = Object.entries(compose.services).filter(([, s]) => s.profiles?.includes('scale'));
+    expect(scale.map(([name]) => name).sort()).toEqual(['api-scaled', 'db-replica', 'lb']);
+    for (const [, service] of scale) expect(service.profiles).toEqual(['scale']);
+  });
+
+  it('should run db with GTIDs, and db-replica as a read-only MySQL 8.4 with another server id', () => {
+    for (const option of ['--gtid-mode=ON', '--enforce-gtid-consistency=ON']) {
+      expect(args(db)).toContain(option);
+      expect(args(replica)).toContain(option);
+    }
+    expect(replica.image).toBe('mysql:8.4');
+    expect(args(replica)).toContain('--read-only=ON');
+    const serverId = (service: Service) =>
+      args(service)
+        .find((a) => a.startsWith('--server-id='))
+        ?.slice('--server-id='.length) ?? '1';
+    expect(serverId(replica)).not.toBe(serverId(db));
+    expect(replica.depends_on).toEqual({ db: { condition: 'service_healthy' } });
+  });
+
+  it('should make db-replica a GTID replica of db with its init script, with its own data volume', () => {
+    expect(mounts(replica)).toContainEqual({
+      source: './docker/replica-init.sh',
+      target: '/docker-entrypoint-initdb.d/replica-init.sh',
+    });
+    const data = mounts(replica).find((m) => m.target === '/var/lib/mysql');
+    expect(Object.keys(compose.volumes ?? {})).toContain(data?.source);
+    expect(data?.source).not.toBe(mounts(db).find((m) => m.target === '/var/lib/mysql')?.source);
+    expect(initScript).toMatch(/CHANGE REPLICATION SOURCE TO[^;]*SOURCE_HOST = 'db'/);
+    expect(initScript).toMatch(/SOURCE_AUTO_POSITION = 1/);
+    expect(initScript).toContain('START REPLICA;');
+    // The service's user may read the replica's state and lag.
+    expect(initScript).toContain("GRANT REPLICATION CLIENT ON *.* TO '$MYSQL_USER'@'%';");
+    const env = environment(replica);
+    expect(env.PRIMARY_ROOT_PASSWORD).toBe(environment(db).MYSQL_ROOT_PASSWORD);
+    // The same application database and user as on db (the primary's own are not replicated).
+    for (const name of ['MYSQL_DATABASE', 'MYSQL_USER', 'MYSQL_PASSWORD'])
+      expect([name, env[name]]).toEqual([name, environment(db)[name]]);
+  });
+
+  it('should run two API instances from the same build, writing to db and reading from db-replica', () => {
+    expect(scaled.build).toEqual(api.build);
+    expect(scaled.deploy?.replicas).toBe(2);
+    expect(scaled.ports).toBeUndefined();
+    const env = environment(scaled);
+    const known: string[] = [...ENVIRONMENT_VARIABLES, 'NODE_ENV'];
+    for (const name of Object.keys(env)) expect(known).toContain(name);
+    expect(env.DATABASE_URL).toBe(environment(api).DATABASE_URL);
+    const config = loadConfig(env);
+    const replicaEnv = environment(replica);
+    expect(config.replicas.urls).toEqual([
+      `mysql://${replicaEnv.MYSQL_USER}:${replicaEnv.MYSQL_PASSWORD}@db-replica:3306/${replicaEnv.MYSQL_DATABASE}`,
+    ]);
+    expect(config.trustProxy).toBe(true);
+    expect(scaled.depends_on).toEqual({
+      db: { condition: 'service_healthy' },
+      'db-replica': { condition: 'service_healthy' },
+    });
+  });
+
+  it('should balance the API instances with nginx on port 8080', () => {
+    expect(lb.image).toMatch(/^nginx:/);
+    expect(lb.ports?.map(String)).toEqual(['8080:80']);
+    expect(mounts(lb)).toContainEqual({
+      source: './docker/nginx.conf',
+      target: '/etc/nginx/nginx.conf',
+    });
+    const conf = readFileSync(join(ROOT, 'docker', 'nginx.conf'), 'utf8');
+    expect(conf).toMatch(/upstream api \{\s*server api-scaled:3000;/);
+    expect(conf).toContain('proxy_pass http://api;');
+    expect(conf).toContain('listen 80;');
+    expect(lb.depends_on).toEqual({ 'api-scaled': { condition: 'service_healthy' } });
   });
 });
 

@@ -1,15 +1,13 @@
 import { ConfigurableModuleBuilder, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
-import { sqlDatabaseProvider } from '../sql/database';
+import { DatabaseOptions, sqlDatabaseProvider } from '../sql/database';
 import { SqlDatabase } from '../sql/port';
 import { ApiDocs } from './api-docs';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { RenderInterceptor } from './render.interceptor';
 
-export interface RestOptions {
-  /** Time limit of one read statement, in milliseconds (MySQL); 0 for none. */
-  statementTimeoutMs: number;
-}
+/** Time limit of reads, and how read replicas are checked (src/rest/sql/database.ts). */
+export type RestOptions = DatabaseOptions;
 
 const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
   new ConfigurableModuleBuilder<RestOptions>().setClassMethodName('forRoot').build();

@@ -1,14 +1,41 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { DataSource, EntityManager } from 'typeorm';
-import { errorCode } from './database-errors';
+import { errorCode, isDatabaseUnavailable, isStatementTimeout } from './database-errors';
 import { Dialect, Row, SqlDatabase, Tx } from './port';
+import {
+  MysqlPool,
+  query,
+  readsPinned,
+  Replica,
+  ReplicaOptions,
+  ReplicaSet,
+  ReplicaStatus,
+} from './replicas';
 
-interface MysqlPool {
-  query(
-    sql: string,
-    parameters: unknown[],
-    callback: (error: Error | null, rows: Row[]) => void,
-  ): void;
+/** mysql2's PoolCluster, which TypeORM opens instead of a pool when replicas are configured. */
+interface MysqlPoolCluster {
+  of(pattern: string): MysqlPool;
+  /** Its servers' pools by name (not public API: `of` is the fallback). */
+  _nodes?: Record<string, { pool?: MysqlPool } | undefined>;
+}
+
+/**
+ * The pool of one server of the cluster. Its own pool where it can be reached: a read then costs
+ * what it costs without replicas (the cluster's `of(name).query` picks the node anew each time).
+ */
+function poolOf(cluster: MysqlPoolCluster, name: string): MysqlPool {
+  return cluster._nodes?.[name]?.pool ?? cluster.of(name);
+}
+
+/** Options of the port (RestModule.forRoot). */
+export interface DatabaseOptions {
+  /** Time limit of one read statement, in milliseconds (MySQL); 0 for none. */
+  statementTimeoutMs: number;
+  /** How replicas are checked, where TypeORM's `replication` option names some. */
+  replicas?: ReplicaOptions & {
+    /** Told of every change of a replica's state (for the log). */
+    onChange?: (now: ReplicaStatus, before: ReplicaStatus) => void;
+  };
 }
 
 /**
@@ -52,6 +79,9 @@ export class TypeOrmDatabase extends SqlDatabase {
   private open = 0;
   /** SQLite's read connection, and its statements by SQL text. */
   private reader?: { db: BetterSqlite3.Database; statements: Map<string, BetterSqlite3.Statement> };
+  /** With read replicas: their rotation, and the primary's pool (reads that must see writes). */
+  private replicas?: ReplicaSet;
+  private primary?: MysqlPool;
 
   constructor(private readonly dataSource: DataSource) {
     super();
@@ -64,7 +94,10 @@ export class TypeOrmDatabase extends SqlDatabase {
    * `max_statement_time`, MySQL's `MAX_EXECUTION_TIME` hint), and the error frees the connection.
    * better-sqlite3 offers no way to interrupt a statement, so SQLite reads are not limited.
    */
-  static async open(dataSource: DataSource, statementTimeoutMs: number): Promise<TypeOrmDatabase> {
+  static async open(
+    dataSource: DataSource,
+    { statementTimeoutMs, replicas }: DatabaseOptions,
+  ): Promise<TypeOrmDatabase> {
     const database = new TypeOrmDatabase(dataSource);
     if (database.dialect === 'sqlite') database.openReader();
     if (database.dialect === 'mysql' && statementTimeoutMs > 0) {
@@ -77,7 +110,40 @@ export class TypeOrmDatabase extends SqlDatabase {
         database.limitTime = (sql) => hint + sql.slice('SELECT '.length);
       }
     }
+    const cluster = (dataSource.driver as unknown as { poolCluster?: MysqlPoolCluster })
+      .poolCluster;
+    if (database.dialect === 'mysql' && cluster) {
+      await database.openReplicas(cluster, replicas ?? { maxLag: 5, checkEveryMs: 1000 });
+    }
     return database;
+  }
+
+  /**
+   * TypeORM's `replication` option opened a pool per server, named MASTER and SLAVE0, SLAVE1, …
+   * in the order of the option's `slaves`. Reads outside transactions go round robin to the
+   * replicas that are healthy (see replicas.ts); everything else stays on TypeORM's MASTER.
+   */
+  private async openReplicas(
+    cluster: MysqlPoolCluster,
+    options: NonNullable<DatabaseOptions['replicas']>,
+  ): Promise<void> {
+    const { replication } = this.dataSource.options as {
+      replication: { slaves: { url?: string; host?: string }[] };
+    };
+    this.primary = poolOf(cluster, 'MASTER');
+    const replicas = replication.slaves.map(
+      (slave, index) =>
+        new Replica(poolOf(cluster, `SLAVE${index}`), slave.url ?? slave.host ?? ''),
+    );
+    this.replicas = new ReplicaSet(replicas, options, (replica, before) =>
+      options.onChange?.(replica.status, before),
+    );
+    await this.replicas.start();
+  }
+
+  /** Each replica's state (none without replicas). */
+  replicaStatuses(): ReplicaStatus[] {
+    return this.replicas?.statuses() ?? [];
   }
 
   quote(name: string): string {
@@ -86,6 +152,7 @@ export class TypeOrmDatabase extends SqlDatabase {
 
   /** Closes SQLite's read connection with the application (Nest calls this by name). */
   onApplicationShutdown(): void {
+    this.replicas?.stop();
     this.reader?.db.close();
     this.reader = undefined;
   }
@@ -119,6 +186,7 @@ export class TypeOrmDatabase extends SqlDatabase {
    * the query itself on the hot read path.
    */
   async query(sql: string, parameters: unknown[] = []): Promise<Row[]> {
+    if (this.replicas) return this.readRouted(this.replicas, sql, parameters);
     const pool = (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
     if (this.dialect === 'mysql' && pool) {
       return new Promise((resolve, reject) =>
@@ -131,6 +199,25 @@ export class TypeOrmDatabase extends SqlDatabase {
     if (this.reader && this.dataSource.isInitialized) return this.readSqlite(sql, parameters);
     while (this.open > 0) await this.queue;
     return this.dataSource.query(sql, parameters);
+  }
+
+  /**
+   * A read with replicas: on the next replica of the rotation, unless the request's reads are
+   * pinned to the primary (it writes, or its client wrote moments ago) or none is healthy. A
+   * replica that fails as if it were gone leaves the rotation, and the read is run again on the
+   * primary, so its request does not fail. A statement past its time limit is not run again.
+   */
+  private async readRouted(replicas: ReplicaSet, sql: string, parameters: unknown[]) {
+    const replica = readsPinned() ? undefined : replicas.pick();
+    if (replica) {
+      try {
+        return await query(replica.pool, this.limitTime(sql), parameters);
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || isStatementTimeout(error)) throw error;
+        replicas.failed(replica, error as Error);
+      }
+    }
+    return query(this.primary!, this.limitTime(sql), parameters);
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -185,8 +272,8 @@ function transactionOf(manager: EntityManager): Tx {
 export function sqlDatabaseProvider(optionsToken: string | symbol) {
   return {
     provide: SqlDatabase,
-    useFactory: (dataSource: DataSource, options: { statementTimeoutMs: number }) =>
-      TypeOrmDatabase.open(dataSource, options.statementTimeoutMs),
+    useFactory: (dataSource: DataSource, options: DatabaseOptions) =>
+      TypeOrmDatabase.open(dataSource, options),
     inject: [DataSource, optionsToken],
   };
 }

@@ -15,6 +15,25 @@ export interface RunResult {
   insertId: number;
 }
 
+/** Where a replica stands, as `/health/ready` reports it. */
+export interface ReplicaStatus {
+  /** Its URL, password hidden. */
+  url: string;
+  /**
+   * `ok`: replicating, within the allowed lag. `lagging`: further behind than that.
+   * `not replicating`: its SQL or IO thread is stopped (it serves until the time since then
+   * passes the allowed lag). `down`: it does not answer. `unknown`: not checked yet, or its
+   * replication status cannot be read (the user needs REPLICATION CLIENT / REPLICA MONITOR).
+   */
+  state: 'ok' | 'lagging' | 'not replicating' | 'down' | 'unknown';
+  /** Seconds behind the primary; for a stopped replica the bound since it was last seen replicating. */
+  lag_seconds: number | null;
+  /** Whether reads go to it now. */
+  in_rotation: boolean;
+  /** What went wrong, when something did. */
+  error?: string;
+}
+
 /** One transaction's view of the database. */
 export interface Tx {
   run(sql: string, parameters?: unknown[]): Promise<RunResult>;
@@ -31,4 +50,7 @@ export abstract class SqlDatabase {
 
   /** `work` in one transaction, retried from the start on a deadlock or a duplicate key. */
   abstract transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+
+  /** The read replicas and where each stands (rest/sql/replicas.ts), where there are any. */
+  replicaStatuses?(): ReplicaStatus[];
 }
