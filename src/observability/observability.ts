@@ -86,7 +86,15 @@ export function metricsHandler(metrics: Metrics, token: string | undefined) {
       }
     }
     metrics.scrape().then(
-      ({ type, body }) => res.status(200).type(type).set('Cache-Control', 'no-store').send(body),
+      ({ type, body }) => {
+        // res.end rather than res.send, which would rewrite the content type's parameters.
+        res.status(200).set({
+          'Content-Type': type,
+          'Content-Length': String(Buffer.byteLength(body)),
+          'Cache-Control': 'no-store',
+        });
+        res.end(body);
+      },
       (error: Error) => res.status(500).json({ message: `Metrics failed: ${error.message}` }),
     );
   };

@@ -10,7 +10,14 @@ const UNAVAILABLE = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
   'ER_ACCESS_DENIED_ERROR',
+  'ER_DBACCESS_DENIED_ERROR',
+  'ER_ACCOUNT_HAS_BEEN_LOCKED',
+  'ER_HOST_IS_BLOCKED',
+  'ER_HOST_NOT_PRIVILEGED',
+  'ER_MUST_CHANGE_PASSWORD_LOGIN',
   'ER_BAD_DB_ERROR',
+  'ENETUNREACH',
+  'EAI_AGAIN',
   // Still contended after the retries: busy rather than broken, so "try again".
   'ER_LOCK_DEADLOCK',
   'ER_LOCK_WAIT_TIMEOUT',
@@ -18,17 +25,34 @@ const UNAVAILABLE = new Set([
   'SQLITE_CANTOPEN',
 ]);
 
+/**
+ * Error numbers of a server that refuses a new connection of the pool (a login), by number:
+ * mysql2 names MySQL's codes, and gives MariaDB's own numbers the names of unrelated MySQL
+ * errors (MariaDB's "account is locked", 4151, arrives as ER_BULK_PARSER_INCOMPLETE_ESCAPE_SEQUENCE).
+ * Too many connections (1040, 1203, 1226), no access to the database (1044, 1045, 1049), host
+ * blocked or not allowed (1129, 1130), password expired (1820, 1862), account locked (MySQL
+ * 3118, MariaDB 4151).
+ */
+const REFUSED_LOGIN = new Set([
+  1040, 1044, 1045, 1049, 1129, 1130, 1203, 1226, 1820, 1862, 3118, 4151,
+]);
+
 /** What drivers and TypeORM say of a pool or connection that is closed or was never opened. */
 const CLOSED =
   /connection (is )?closed|Pool is closed|closed state|database connection is not open|Connection is not established/i;
 
 /** The error and the driver errors it wraps (TypeORM's `driverError`), outermost first. */
-function* causes(
-  error: unknown,
-): Generator<{ code?: unknown; errno?: unknown; message?: unknown }> {
+interface Cause {
+  code?: unknown;
+  errno?: unknown;
+  message?: unknown;
+  fatal?: unknown;
+}
+
+function* causes(error: unknown): Generator<Cause> {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {
-    yield current as { code?: unknown; errno?: unknown; message?: unknown };
+    yield current as Cause;
     current = (current as { driverError?: unknown }).driverError;
   }
 }
@@ -54,8 +78,12 @@ export function isStatementTimeout(error: unknown): boolean {
 
 /** Whether an error means the database cannot serve now (503, try again), rather than a bug (500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (const { code, message } of causes(error)) {
+  for (const { code, errno, message, fatal } of causes(error)) {
     if (typeof code === 'string' && UNAVAILABLE.has(code)) return true;
+    // mysql2 marks an error that ends a connection as fatal: the database, not the statement,
+    // is the problem.
+    if (fatal === true) return true;
+    if (REFUSED_LOGIN.has(errno as number)) return true;
     if (CLOSED.test(String(message))) return true;
   }
   return false;
