@@ -33,7 +33,8 @@ export function rootLogger(config: AppConfig): Logger {
           (require('pino-pretty') as typeof import('pino-pretty')).PinoPretty({
             singleLine: true,
             sync: true,
-            ignore: 'pid,hostname',
+            // The start line says its url, docs and database in words already.
+            ignore: 'pid,hostname,url,docs,database',
           }),
         )
       : // Written asynchronously, off the request's path; pino flushes what is left on exit.

@@ -36,10 +36,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function reasonOf(error: unknown): string {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
-  return (
-    [code, message].filter((part, i) => part && (i === 0 || !message.includes(code))).join(': ') ||
-    'unknown error'
-  );
+  if (!message) return code || 'unknown error';
+  return !code || message.includes(code) ? message : `${code}: ${message}`;
 }
 
 /**
