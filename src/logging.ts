@@ -29,7 +29,6 @@ export function rootLogger(config: AppConfig): Logger {
         // lost when the process stops at once (a database that cannot be used).
         pino(
           { level: config.logLevel },
-          // eslint-disable-next-line @typescript-eslint/no-require-imports
           (require('pino-pretty') as typeof import('pino-pretty')).PinoPretty({
             singleLine: true,
             sync: true,

@@ -171,13 +171,14 @@ export class Metrics {
       ) as never,
     );
     this.registry.registerMetric(this.queries as never);
-    const metrics = this;
+    const inFlight = () => this.inFlight;
+    const pools = this.pools;
     new Gauge({
       name: 'http_requests_in_flight',
       help: 'Requests received and not yet answered.',
       registers: [this.registry],
       collect() {
-        this.set(metrics.inFlight);
+        this.set(inFlight());
       },
     });
     const poolGauge = (name: string, help: string, read: (stats: PoolStats) => number) =>
@@ -187,7 +188,7 @@ export class Metrics {
         labelNames: ['pool'],
         registers: [this.registry],
         collect() {
-          for (const [pool, stats] of metrics.pools) this.set({ pool }, read(stats()));
+          for (const [pool, stats] of pools) this.set({ pool }, read(stats()));
         },
       });
     poolGauge('db_pool_connections_in_use', 'Connections lent out by the pool.', (s) => s.inUse);

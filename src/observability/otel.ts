@@ -23,7 +23,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Request } from 'express';
 import type { SqlObserver } from '../rest/sql/port';
-import type { RemoteParent, RequestSpan, Tracer } from './tracing';
+import type { RemoteParent, RequestSpan, Tracer } from './tracer';
 
 interface OtelRequestSpan extends RequestSpan {
   span: Span;

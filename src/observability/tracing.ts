@@ -7,38 +7,10 @@
  * OTLP/HTTP (./otel.ts). That module, and with it the OpenTelemetry SDK, is loaded only then.
  */
 import { randomUUID } from 'node:crypto';
-import type { Request, Response } from 'express';
-import type { SqlObserver } from '../rest/sql/port';
+import type { Response } from 'express';
+import type { RemoteParent, RequestSpan, Tracer } from './tracer';
 
-/** A caller's span, from a valid `traceparent` header. */
-export interface RemoteParent {
-  traceId: string;
-  spanId: string;
-  /** Two hex digits; `01` is "sampled". */
-  flags: string;
-  /** The caller's `tracestate`, passed on as it came. */
-  state?: string;
-}
-
-/** The span of one request: its ids, and how it ends. */
-export interface RequestSpan {
-  traceId: string;
-  spanId: string;
-  flags: string;
-  /** When the response has closed: the route template, the status, whether it completed. */
-  end?(route: string, status: number): void;
-}
-
-/** What tracing offers the request path: spans for requests and statements. */
-export interface Tracer {
-  /** Starts the span of a request (a child of `parent` when there is one). */
-  startRequest(req: Request, parent: RemoteParent | undefined): RequestSpan;
-  /** Runs `next` with `span` as the current span, so statements become its children. */
-  within(span: RequestSpan, next: () => void): void;
-  readonly observeSql: SqlObserver;
-  /** Sends what is buffered and stops. */
-  shutdown(): Promise<void>;
-}
+export type { RemoteParent, RequestSpan, Tracer } from './tracer';
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-|$)/;
 const ZERO_TRACE = '0'.repeat(32);
@@ -103,7 +75,8 @@ export function answerTrace(res: Response, span: RequestSpan, parent?: RemotePar
  * first use, so a service without OTEL_EXPORTER_OTLP_ENDPOINT never loads it.
  */
 export function openTelemetryTracer(endpoint: string, serviceName: string): Tracer {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { OtelTracer } = require('./otel') as typeof import('./otel');
+  const { OtelTracer } = require('./otel') as {
+    OtelTracer: new (endpoint: string, serviceName: string) => Tracer;
+  };
   return new OtelTracer(endpoint, serviceName);
 }
