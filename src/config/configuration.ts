@@ -41,6 +41,8 @@ export interface AppConfig {
   metricsToken?: string;
   /** OTLP/HTTP base URL: when set, request and SQL spans are exported there. */
   otlpEndpoint?: string;
+  /** `service.name` of the exported spans. */
+  otelServiceName: string;
   /** Read replicas of the MySQL primary (`DATABASE_REPLICA_URLS`); empty: every query to it. */
   replicas: ReplicaConfig;
 }
@@ -130,6 +132,10 @@ class Environment {
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'must be an http:// or https:// URL' })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @IsOptional()
+  @Matches(/^[\w.\-/:@]{1,128}$/, { message: 'must be a name (letters, digits, . - _ / : @)' })
+  OTEL_SERVICE_NAME?: string;
 }
 
 /** `PAGE_TOTAL_COUNT_MARBLES` and the like: one collection's count, by its name in capitals. */
@@ -224,6 +230,7 @@ export function loadConfig(
     metricsEnabled: flag(vars.METRICS_ENABLED ?? 'true'),
     metricsToken: vars.METRICS_TOKEN || undefined,
     otlpEndpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    otelServiceName: vars.OTEL_SERVICE_NAME || 'record-collections',
   };
 }
 
@@ -247,6 +254,7 @@ export const ENVIRONMENT_VARIABLES = [
   'METRICS_ENABLED',
   'METRICS_TOKEN',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_SERVICE_NAME',
 ] as const satisfies readonly (keyof Environment)[];
 
 function pick(env: Record<string, string | undefined>): Record<string, string> {

@@ -59,7 +59,7 @@ class ObservabilityHooks implements OnApplicationBootstrap, OnApplicationShutdow
 @Module({})
 export class ObservabilityModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const observability = new Observability(config, rootLogger(config), process.env);
+    const observability = new Observability(config, rootLogger(config));
     const observer = observability.observeSql
       ? [{ provide: SQL_OBSERVER, useValue: observability.observeSql }]
       : [];

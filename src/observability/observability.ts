@@ -11,19 +11,16 @@ import type { SqlObserver } from '../rest/sql/port';
 import { Metrics } from './metrics';
 import { openTelemetryTracer, Tracer } from './tracing';
 
-/** The `service.name` of exported spans unless OTEL_SERVICE_NAME says otherwise. */
-export const SERVICE_NAME = 'record-collections';
-
 export class Observability {
   readonly metrics?: Metrics;
   readonly tracer?: Tracer;
   /** Every statement goes past this, when anything watches statements. */
   readonly observeSql?: SqlObserver;
 
-  constructor(config: AppConfig, logger: Logger, env: Record<string, string | undefined> = {}) {
+  constructor(config: AppConfig, logger: Logger) {
     if (config.metricsEnabled) this.metrics = new Metrics();
     if (config.otlpEndpoint) {
-      this.tracer = openTelemetryTracer(config.otlpEndpoint, env.OTEL_SERVICE_NAME || SERVICE_NAME);
+      this.tracer = openTelemetryTracer(config.otlpEndpoint, config.otelServiceName);
     }
     const observers: SqlObserver[] = [];
     if (this.metrics) observers.push(this.metrics.observeSql);
