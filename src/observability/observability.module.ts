@@ -35,6 +35,11 @@ export function mysql2PoolStats(pool: unknown): (() => PoolStats) | undefined {
   };
 }
 
+/** The `pool` label of a PoolCluster node. */
+function poolName(id: string): string {
+  return id === 'MASTER' ? 'primary' : id.replace(/^SLAVE/, 'replica').toLowerCase();
+}
+
 @Injectable()
 class ObservabilityHooks implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
@@ -42,10 +47,25 @@ class ObservabilityHooks implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(DataSource) private readonly dataSource: DataSource,
   ) {}
 
-  /** Reports the pool TypeORM opened as `pool="primary"` (MySQL; SQLite has no pool). */
+  /**
+   * Reports the pools TypeORM opened (MySQL; SQLite has none): its one pool as `primary`, or,
+   * with TypeORM's `replication` option (a mysql2 PoolCluster), MASTER as `primary` and SLAVE0,
+   * SLAVE1, … as `replica0`, `replica1`, …
+   */
   onApplicationBootstrap(): void {
-    const stats = mysql2PoolStats((this.dataSource.driver as { pool?: unknown }).pool);
-    if (stats) this.observability.metrics?.addPool('primary', stats);
+    const metrics = this.observability.metrics;
+    if (!metrics) return;
+    const driver = this.dataSource.driver as {
+      pool?: unknown;
+      poolCluster?: { _nodes?: Record<string, { pool?: unknown }> };
+    };
+    const pools: [string, unknown][] = driver.poolCluster?._nodes
+      ? Object.entries(driver.poolCluster._nodes).map(([id, node]) => [poolName(id), node.pool])
+      : [['primary', driver.pool]];
+    for (const [name, pool] of pools) {
+      const stats = mysql2PoolStats(pool);
+      if (stats) metrics.addPool(name, stats);
+    }
   }
 
   /** Exports the spans still buffered. */
