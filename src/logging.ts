@@ -19,7 +19,7 @@ const loggers = new WeakMap<AppConfig, Logger>();
 
 /**
  * The process's pino logger: JSON lines on stdout, written asynchronously, or pretty lines
- * (LOG_FORMAT=pretty).
+ * (`prettyLogs`: LOG_FORMAT=pretty, or unset in a terminal).
  */
 export function rootLogger(config: AppConfig): Logger {
   let logger = loggers.get(config);
