@@ -48,7 +48,7 @@ async function bootstrap() {
   const url = `http://localhost:${config.port}`;
   const database = describeDatabase(config.database);
   log.info(
-    { url, docs: `${url}/api/docs/`, database },
+    { context: 'Bootstrap', url, docs: `${url}/api/docs/`, database },
     `Listening on ${url} (API: ${url}/api/demo/, ${url}/api/plain/; docs: ${url}/api/docs/; database: ${database})`,
   );
 }
