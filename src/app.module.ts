@@ -3,10 +3,10 @@ import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfigModule } from './config/config.module';
-import { AppConfig } from './config/configuration';
+import { AppConfig, describeDatabase } from './config/configuration';
+import { connectDatabase } from './database/connect';
 import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
-import { openDatabase } from './database/migrate';
 import { EmailsModule } from './emails/emails.module';
 import { EMAILS } from './emails/emails.resource';
 import { HealthModule } from './health/health.module';
@@ -15,6 +15,7 @@ import { MarblesModule } from './marbles/marbles.module';
 import { MARBLES } from './marbles/marbles.resource';
 import { MoviesModule } from './movies/movies.module';
 import { MOVIES } from './movies/movies.resource';
+import { ObservabilityModule } from './observability/observability.module';
 import { PhoneNumbersModule } from './phone-numbers/phone-numbers.module';
 import { PHONE_NUMBERS } from './phone-numbers/phone-numbers.resource';
 import { PaginatorModule } from './rest/http/paginator.module';
@@ -63,6 +64,7 @@ export class AppModule {
           load: [() => ({ app: config })],
         }),
         AppConfigModule,
+        ObservabilityModule.forRoot(config),
         LoggerModule.forRootAsync({
           inject: [APP_CONFIG],
           useFactory: (app: AppConfig) => loggerParams(app),
@@ -72,8 +74,11 @@ export class AppModule {
           useFactory: (app: AppConfig) => ({
             ...dataSourceOptions(app.database, app.replicas.urls),
             autoLoadEntities: true,
+            // connectDatabase retries what may pass and stops on what cannot.
+            toRetry: () => false,
           }),
-          dataSourceFactory: (options) => openDatabase(options!),
+          dataSourceFactory: (options) =>
+            connectDatabase(options!, describeDatabase(config.database)),
         }),
         RestModule.forRoot({
           statementTimeoutMs: config.queryTimeoutMs,

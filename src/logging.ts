@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { LoggerService } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { Params } from 'nestjs-pino';
-import pino, { Logger } from 'pino';
+import pino, { Level, Logger } from 'pino';
 import { AppConfig } from './config/configuration';
+import { Metrics, routeTemplate } from './observability/metrics';
+import {
+  answerTrace,
+  localSpan,
+  parseTraceparent,
+  RequestSpan,
+  Tracer,
+} from './observability/tracing';
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -10,16 +19,23 @@ const loggers = new WeakMap<AppConfig, Logger>();
 
 /**
  * The process's pino logger: JSON lines on stdout, written asynchronously, or pretty lines
- * (LOG_FORMAT=pretty).
+ * (`prettyLogs`: LOG_FORMAT=pretty, or unset in a terminal).
  */
 export function rootLogger(config: AppConfig): Logger {
   let logger = loggers.get(config);
   if (!logger) {
     logger = config.prettyLogs
-      ? pino({
-          level: config.logLevel,
-          transport: { target: 'pino-pretty', options: { singleLine: true } },
-        })
+      ? // pino-pretty in this thread, written synchronously: a development tool, so nothing is
+        // lost when the process stops at once (a database that cannot be used).
+        pino(
+          { level: config.logLevel },
+          (require('pino-pretty') as typeof import('pino-pretty')).PinoPretty({
+            singleLine: true,
+            sync: true,
+            // The start line says its url, docs and database in words already.
+            ignore: 'pid,hostname,url,docs,database',
+          }),
+        )
       : // Written asynchronously, off the request's path; pino flushes what is left on exit.
         pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false }));
     loggers.set(config, logger);
@@ -38,20 +54,35 @@ export function loggerParams(config: AppConfig): Params {
 
 /**
  * Express middleware, first of all: one access line per request (method, path, status, duration,
- * request id) when the response closes, at info, warn (4xx) or error (5xx, or cut off). The
- * request id comes from `X-Request-Id` when it is a sane token, else is generated, and is echoed
- * back. It writes the line directly rather than through pino-http, which builds two child
- * loggers (serializing the request) for every request, whatever the level.
+ * request id, trace id) when the response closes, at info, warn (4xx) or error (5xx, or cut
+ * off). The request id comes from `X-Request-Id` when it is a sane token, else is generated, and
+ * is echoed back; the trace is the caller's (`traceparent`) or a new one, and the response's
+ * `traceparent` names this request's span. It writes the line directly rather than through
+ * pino-http, which builds two child loggers (serializing the request) for every request,
+ * whatever the level. The same close event ends the request's metrics and span.
  */
-export function accessLog(config: AppConfig) {
+export function accessLog(
+  config: AppConfig,
+  { metrics, tracer }: { metrics?: Metrics; tracer?: Tracer } = {},
+) {
   const logger = rootLogger(config);
   return (req: Request, res: Response, next: NextFunction) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
+    const parent = parseTraceparent(req.headers.traceparent, req.headers.tracestate);
+    const span = tracer ? tracer.startRequest(req, parent) : localSpan(parent);
+    answerTrace(res, span, parent);
     const started = performance.now();
+    if (metrics) metrics.inFlight++;
     res.once('close', () => {
       const status = res.statusCode;
+      const elapsed = performance.now() - started;
+      if (metrics) {
+        metrics.inFlight--;
+        metrics.requestEnded(req, status, elapsed / 1000);
+      }
+      span.end?.(routeTemplate(req), status);
       const complete = res.writableFinished;
       const level = !complete || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
@@ -60,12 +91,31 @@ export function accessLog(config: AppConfig) {
         {
           req: { id, method: req.method, path },
           res: { status },
-          duration_ms: Math.round(performance.now() - started),
+          duration_ms: Math.round(elapsed),
+          trace_id: span.traceId,
+          span_id: span.spanId,
         },
         `${req.method} ${path} ${complete ? status : 'aborted'}`,
       );
     });
-    next();
+    if (tracer) {
+      res.locals.span = span;
+      tracer.within(span, next);
+    } else {
+      next();
+    }
+  };
+}
+
+/**
+ * With tracing, after the body parsers: the request's span becomes current again (a body is read
+ * in stream events, which do not carry it), so the handler's statements are its children.
+ */
+export function resumeSpan(tracer: Tracer) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const span = res.locals.span as RequestSpan | undefined;
+    if (span) tracer.within(span, next);
+    else next();
   };
 }
 
@@ -73,4 +123,64 @@ export function accessLog(config: AppConfig) {
 function pathOf(url: string): string {
   const queryAt = url.indexOf('?');
   return queryAt === -1 ? url : url.slice(0, queryAt);
+}
+
+/** Nest's start-up lines that only a developer needs: the route map, module wiring. */
+const DEBUG_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+  // An error that stops the start; main.ts writes the one line that says what happened.
+  'ExceptionHandler',
+]);
+
+/**
+ * Nest's logger on the process's pino logger, given to NestFactory.create so that every line,
+ * from the first, is pino's: Nest's `log` is info (debug for the contexts above), `verbose` is
+ * trace; the context goes in `context`.
+ */
+export class NestPinoLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  private write(level: Level, message: unknown, params: unknown[]): void {
+    // Nest passes (message, context) or, for errors, (message, stack, context).
+    const context =
+      params.length > 0 && typeof params[params.length - 1] === 'string'
+        ? (params.pop() as string)
+        : undefined;
+    if (context && DEBUG_CONTEXTS.has(context)) level = 'debug';
+    if (!this.logger.isLevelEnabled(level)) return;
+    const fields: Record<string, unknown> = { context };
+    const stack = params.find((p) => typeof p === 'string');
+    if (stack) fields.stack = stack;
+    if (message instanceof Error) {
+      fields.err = message;
+      this.logger[level](fields, message.message);
+    } else if (typeof message === 'object' && message !== null) {
+      this.logger[level]({ ...fields, ...message });
+    } else {
+      this.logger[level](fields, String(message));
+    }
+  }
 }

@@ -5,15 +5,16 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule, COLLECTION_NAMES } from './app.module';
 import { supervise } from './cluster';
-import { AppConfig, ConfigError, loadConfig } from './config/configuration';
-import { rootLogger } from './logging';
+import { AppConfig, ConfigError, describeDatabase, loadConfig } from './config/configuration';
+import { DatabaseStartError } from './database/connect';
+import { NestPinoLogger, rootLogger } from './logging';
 import { APP_OPTIONS, configureApp } from './setup';
 
 async function bootstrap() {
   let config: AppConfig;
   try {
     if (existsSync('.env')) process.loadEnvFile('.env');
-    config = loadConfig(process.env, COLLECTION_NAMES);
+    config = loadConfig(process.env, COLLECTION_NAMES, process.stdout.isTTY === true);
   } catch (error) {
     // One line naming the problem; a stack trace would bury it.
     console.error(
@@ -25,19 +26,30 @@ async function bootstrap() {
     supervise(config.webConcurrency, rootLogger(config));
     return;
   }
-  const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.register(config),
-    APP_OPTIONS,
-  );
-  const logger = app.get(Logger);
-  app.useLogger(logger);
-  configureApp(app);
-  stopGracefully(app, config.shutdownTimeout, logger);
-  await app.listen(config.port);
-  const where = config.database.type === 'sqlite' ? config.database.path : config.database.database;
-  logger.log(
-    `Listening on http://localhost:${config.port} (${config.database.type}: ${where})`,
-    'Bootstrap',
+  // Every line through pino from the first: Nest's own (the route map at debug) included.
+  const log = rootLogger(config);
+  let app: NestExpressApplication;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
+      ...APP_OPTIONS,
+      bufferLogs: false,
+      abortOnError: false,
+      logger: new NestPinoLogger(log),
+    });
+    configureApp(app);
+    stopGracefully(app, config.shutdownTimeout, app.get(Logger));
+    await app.listen(config.port);
+  } catch (error) {
+    // One line that says what stopped the start (a DatabaseStartError names DATABASE_URL).
+    if (error instanceof DatabaseStartError) log.fatal(error.message);
+    else log.fatal({ err: error }, `Cannot start: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  const url = `http://localhost:${config.port}`;
+  const database = describeDatabase(config.database);
+  log.info(
+    { context: 'Bootstrap', url, docs: `${url}/api/docs/`, database },
+    `Listening on ${url} (API: ${url}/api/demo/, ${url}/api/plain/; docs: ${url}/api/docs/; database: ${database})`,
   );
 }
 

@@ -4,11 +4,12 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import compression from 'compression';
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import { COLLECTION_NAMES } from './app.module';
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
-import { accessLog } from './logging';
+import { accessLog, resumeSpan } from './logging';
+import { metricsHandler, Observability } from './observability/observability';
 import { ApiDocs } from './rest/http/api-docs';
 import { bodyParsers } from './rest/http/body';
 import { weakETag } from './rest/http/etag';
@@ -31,7 +32,13 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.set('etag', weakETag);
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
-  app.use(accessLog(config));
+  const observability = app.get(Observability);
+  app.use(accessLog(config, observability));
+  // Before format negotiation: always the Prometheus text format, whatever Accept says.
+  if (observability.metrics) {
+    const express = app.getHttpAdapter().getInstance() as Express;
+    express.get('/metrics', metricsHandler(observability.metrics, config.metricsToken));
+  }
   app.use(negotiateFormat);
   const compress = compression({ threshold: 1024 });
   // Most API clients ask for no encoding: they skip the compression wrapper altogether.
@@ -41,11 +48,19 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
-      exposedHeaders: ['Location', 'X-Request-Id', 'ETag', 'Retry-After'],
+      exposedHeaders: [
+        'Location',
+        'X-Request-Id',
+        'ETag',
+        'Retry-After',
+        'traceparent',
+        'tracestate',
+      ],
     });
   }
   if (config.apiToken) app.use(requireWriteToken(config.apiToken));
   app.use(bodyParsers());
+  if (observability.tracer) app.use(resumeSpan(observability.tracer));
   // With read replicas: a client's reads go to the primary just after its writes (CONTRACT §10).
   if (config.replicas.urls.length > 0) app.use(readYourWrites(config.replicas.readAfterWrite));
 

@@ -35,6 +35,14 @@ export interface AppConfig {
   pageTotalCount: boolean;
   /** The same, by collection name, where `PAGE_TOTAL_COUNT_<COLLECTION>` sets it. */
   pageTotalCountOf: Record<string, boolean>;
+  /** `GET /metrics` (Prometheus text format) and the measurements behind it. */
+  metricsEnabled: boolean;
+  /** When set, `/metrics` needs `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** OTLP/HTTP base URL: when set, request and SQL spans are exported there. */
+  otlpEndpoint?: string;
+  /** `service.name` of the exported spans. */
+  otelServiceName: string;
   /** Read replicas of the MySQL primary (`DATABASE_REPLICA_URLS`); empty: every query to it. */
   replicas: ReplicaConfig;
 }
@@ -112,6 +120,22 @@ class Environment {
   @IsOptional()
   @Matches(/^([1-9]\d{0,3})$/, { message: 'must be a whole number of seconds from 1 to 9999' })
   REPLICA_MAX_LAG?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  METRICS_ENABLED?: string;
+
+  @IsOptional()
+  @Matches(/^\S{16,}$/, { message: 'must be at least 16 characters without spaces' })
+  METRICS_TOKEN?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'must be an http:// or https:// URL' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @IsOptional()
+  @Matches(/^[\w.\-/:@]{1,128}$/, { message: 'must be a name (letters, digits, . - _ / : @)' })
+  OTEL_SERVICE_NAME?: string;
 }
 
 /** `PAGE_TOTAL_COUNT_MARBLES` and the like: one collection's count, by its name in capitals. */
@@ -126,6 +150,8 @@ export class ConfigError extends Error {}
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   collections?: readonly string[],
+  /** Whether stdout is a terminal: pretty logs there unless LOG_FORMAT says otherwise. */
+  terminal = false,
 ): AppConfig {
   const vars = plainToInstance(Environment, pick(env));
   const problems = validateSync(vars).map(
@@ -185,7 +211,9 @@ export function loadConfig(
     logLevel: (vars.LOG_LEVEL ?? 'info') as LogLevel,
     prettyLogs:
       vars.LOG_FORMAT === 'pretty' ||
-      (vars.LOG_FORMAT === undefined && env.NODE_ENV === 'development' && prettyAvailable),
+      (vars.LOG_FORMAT === undefined &&
+        (terminal || env.NODE_ENV === 'development') &&
+        prettyAvailable),
     apiToken: vars.API_TOKEN || undefined,
     corsOrigins: cors,
     shutdownTimeout: Number(vars.SHUTDOWN_TIMEOUT ?? '10'),
@@ -199,6 +227,10 @@ export function loadConfig(
       readAfterWrite: Number(vars.REPLICA_READ_AFTER_WRITE ?? '2'),
       maxLag: Number(vars.REPLICA_MAX_LAG ?? '5'),
     },
+    metricsEnabled: flag(vars.METRICS_ENABLED ?? 'true'),
+    metricsToken: vars.METRICS_TOKEN || undefined,
+    otlpEndpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    otelServiceName: vars.OTEL_SERVICE_NAME || 'record-collections',
   };
 }
 
@@ -219,6 +251,10 @@ export const ENVIRONMENT_VARIABLES = [
   'DATABASE_REPLICA_URLS',
   'REPLICA_READ_AFTER_WRITE',
   'REPLICA_MAX_LAG',
+  'METRICS_ENABLED',
+  'METRICS_TOKEN',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_SERVICE_NAME',
 ] as const satisfies readonly (keyof Environment)[];
 
 function pick(env: Record<string, string | undefined>): Record<string, string> {
@@ -228,7 +264,7 @@ function pick(env: Record<string, string | undefined>): Record<string, string> {
 }
 
 /** Variables whose values are never repeated in a message. */
-const SECRET = new Set(['API_TOKEN']);
+const SECRET = new Set(['API_TOKEN', 'METRICS_TOKEN']);
 
 function canLoad(name: string): boolean {
   try {
@@ -272,4 +308,9 @@ export function parseDatabaseUrl(raw: string): DatabaseConfig | string {
 
 function redact(raw: string): string {
   return raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}
+
+/** The database for a log line: the URL without its password. */
+export function describeDatabase(database: DatabaseConfig): string {
+  return database.type === 'sqlite' ? `sqlite:${database.path}` : redact(database.url);
 }

@@ -100,9 +100,11 @@ describe('logs with default settings', () => {
       expect(typeof line.time).toBe('number');
       expect(typeof line.msg).toBe('string');
     }
-    expect(lines.some((e) => /^Listening on http:\/\/localhost:\d+ \(sqlite: /.test(e.msg))).toBe(
-      true,
-    );
+    expect(
+      lines.some((e) =>
+        /^Listening on http:\/\/localhost:\d+ \(API: .*; database: sqlite:/.test(e.msg),
+      ),
+    ).toBe(true);
     expect(lines.some((e) => e.msg === 'Empty database: demo data loaded.')).toBe(true);
     expect(lines.some((e) => e.msg === 'SIGTERM: finishing in-flight requests')).toBe(true);
     expect(server.stderr).toEqual([]);

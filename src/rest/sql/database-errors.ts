@@ -10,12 +10,37 @@ const UNAVAILABLE = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
   'ER_ACCESS_DENIED_ERROR',
+  'ER_DBACCESS_DENIED_ERROR',
+  'ER_ACCOUNT_HAS_BEEN_LOCKED',
+  'ER_HOST_IS_BLOCKED',
+  'ER_HOST_NOT_PRIVILEGED',
+  'ER_MUST_CHANGE_PASSWORD_LOGIN',
   'ER_BAD_DB_ERROR',
+  'ENETUNREACH',
+  'EAI_AGAIN',
   // Still contended after the retries: busy rather than broken, so "try again".
   'ER_LOCK_DEADLOCK',
   'ER_LOCK_WAIT_TIMEOUT',
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
+  // The disk or the memory, not the request: full, failing, exhausted.
+  'SQLITE_FULL',
+  'SQLITE_NOMEM',
+]);
+
+/**
+ * Error numbers of a server that refuses a new connection of the pool (a login), or is out of a
+ * resource, by number: mysql2 names MySQL's codes, and gives MariaDB's own numbers the names of
+ * unrelated MySQL errors (MariaDB's "account is locked", 4151, arrives as
+ * ER_BULK_PARSER_INCOMPLETE_ESCAPE_SEQUENCE). Too many connections (1040, 1203, 1226), no access
+ * to the database (1044, 1045, 1049), host blocked or not allowed (1129, 1130), password expired
+ * (1820, 1862), account locked (MySQL 3118, MariaDB 4151); disk or table full (1021, 1114), out
+ * of memory or threads (1037, 1041, 1135), the statement or connection killed by an operator
+ * (1317, MariaDB 1927).
+ */
+const SERVER_REFUSED = new Set([
+  1040, 1044, 1045, 1049, 1129, 1130, 1203, 1226, 1820, 1862, 3118, 4151, 1021, 1114, 1037, 1041,
+  1135, 1317, 1927,
 ]);
 
 /** What drivers and TypeORM say of a pool or connection that is closed or was never opened. */
@@ -23,12 +48,17 @@ const CLOSED =
   /connection (is )?closed|Pool is closed|closed state|database connection is not open|Connection is not established/i;
 
 /** The error and the driver errors it wraps (TypeORM's `driverError`), outermost first. */
-function* causes(
-  error: unknown,
-): Generator<{ code?: unknown; errno?: unknown; message?: unknown }> {
+interface Cause {
+  code?: unknown;
+  errno?: unknown;
+  message?: unknown;
+  fatal?: unknown;
+}
+
+function* causes(error: unknown): Generator<Cause> {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {
-    yield current as { code?: unknown; errno?: unknown; message?: unknown };
+    yield current as Cause;
     current = (current as { driverError?: unknown }).driverError;
   }
 }
@@ -54,8 +84,14 @@ export function isStatementTimeout(error: unknown): boolean {
 
 /** Whether an error means the database cannot serve now (503, try again), rather than a bug (500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (const { code, message } of causes(error)) {
+  for (const { code, errno, message, fatal } of causes(error)) {
     if (typeof code === 'string' && UNAVAILABLE.has(code)) return true;
+    // mysql2 marks an error that ends a connection as fatal: the database, not the statement,
+    // is the problem.
+    if (fatal === true) return true;
+    if (SERVER_REFUSED.has(errno as number)) return true;
+    // SQLite's I/O errors and their extended codes (SQLITE_IOERR_WRITE, …).
+    if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return true;
     if (CLOSED.test(String(message))) return true;
   }
   return false;

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { DataSource, EntityManager } from 'typeorm';
 import { errorCode, isDatabaseUnavailable, isStatementTimeout } from './database-errors';
-import { Dialect, Row, SqlDatabase, Tx } from './port';
+import { Dialect, Row, SQL_OBSERVER, SqlDatabase, SqlObserver, StatementKind, Tx } from './port';
 import {
   MysqlPool,
   query,
@@ -60,6 +60,12 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const STATEMENTS_KEPT = 500;
 
 /**
+ * The pools' names in metrics and traces: `primary`, and `replica0`, `replica1`, … in the order of
+ * DATABASE_REPLICA_URLS (TypeORM's SLAVE0, SLAVE1, …).
+ */
+const PRIMARY = 'primary';
+
+/**
  * The SQL port over the DataSource TypeORM opened: plain queries for reads, and transactions that
  * are retried on deadlock.
  *
@@ -83,7 +89,14 @@ export class TypeOrmDatabase extends SqlDatabase {
   private replicas?: ReplicaSet;
   private primary?: MysqlPool;
 
-  constructor(private readonly dataSource: DataSource) {
+  /** The name of each replica's pool, for the SqlObserver. */
+  private readonly replicaNames = new WeakMap<Replica, string>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    /** Told of every statement this port runs; none when nothing watches. */
+    private readonly observe?: SqlObserver,
+  ) {
     super();
     this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
   }
@@ -97,8 +110,9 @@ export class TypeOrmDatabase extends SqlDatabase {
   static async open(
     dataSource: DataSource,
     { statementTimeoutMs, replicas }: DatabaseOptions,
+    observe?: SqlObserver,
   ): Promise<TypeOrmDatabase> {
-    const database = new TypeOrmDatabase(dataSource);
+    const database = new TypeOrmDatabase(dataSource, observe);
     if (database.dialect === 'sqlite') database.openReader();
     if (database.dialect === 'mysql' && statementTimeoutMs > 0) {
       const [{ version }] = await dataSource.query('SELECT VERSION() AS version');
@@ -131,10 +145,11 @@ export class TypeOrmDatabase extends SqlDatabase {
       replication: { slaves: { url?: string; host?: string }[] };
     };
     this.primary = poolOf(cluster, 'MASTER');
-    const replicas = replication.slaves.map(
-      (slave, index) =>
-        new Replica(poolOf(cluster, `SLAVE${index}`), slave.url ?? slave.host ?? ''),
-    );
+    const replicas = replication.slaves.map((slave, index) => {
+      const replica = new Replica(poolOf(cluster, `SLAVE${index}`), slave.url ?? slave.host ?? '');
+      this.replicaNames.set(replica, `replica${index}`);
+      return replica;
+    });
     this.replicas = new ReplicaSet(replicas, options, (replica, before) =>
       options.onChange?.(replica.status, before),
     );
@@ -189,16 +204,42 @@ export class TypeOrmDatabase extends SqlDatabase {
     if (this.replicas) return this.readRouted(this.replicas, sql, parameters);
     const pool = (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
     if (this.dialect === 'mysql' && pool) {
+      const done = this.observe?.(sql, 'read', PRIMARY);
       return new Promise((resolve, reject) =>
-        pool.query(this.limitTime(sql), parameters, (error, rows) =>
-          error ? reject(error) : resolve(rows),
-        ),
+        pool.query(this.limitTime(sql), parameters, (error, rows) => {
+          done?.(error ?? undefined);
+          if (error) reject(error);
+          else resolve(rows);
+        }),
       );
     }
+    return this.observed(sql, 'read', PRIMARY, () => this.querySqlite(sql, parameters));
+  }
+
+  private async querySqlite(sql: string, parameters: unknown[]): Promise<Row[]> {
     // Only while the DataSource is open: once it is closed, reads fail like writes.
     if (this.reader && this.dataSource.isInitialized) return this.readSqlite(sql, parameters);
     while (this.open > 0) await this.queue;
     return this.dataSource.query(sql, parameters);
+  }
+
+  /** `run`, told to the SqlObserver as one statement on `pool`. */
+  private async observed<T>(
+    sql: string,
+    kind: StatementKind,
+    pool: string,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const done = this.observe?.(sql, kind, pool);
+    if (!done) return run();
+    try {
+      const result = await run();
+      done();
+      return result;
+    } catch (error) {
+      done(error);
+      throw error;
+    }
   }
 
   /**
@@ -211,13 +252,17 @@ export class TypeOrmDatabase extends SqlDatabase {
     const replica = readsPinned() ? undefined : replicas.pick();
     if (replica) {
       try {
-        return await query(replica.pool, this.limitTime(sql), parameters);
+        return await this.observed(sql, 'read', this.replicaNames.get(replica)!, () =>
+          query(replica.pool, this.limitTime(sql), parameters),
+        );
       } catch (error) {
         if (!isDatabaseUnavailable(error) || isStatementTimeout(error)) throw error;
         replicas.failed(replica, error as Error);
       }
     }
-    return query(this.primary!, this.limitTime(sql), parameters);
+    return this.observed(sql, 'read', PRIMARY, () =>
+      query(this.primary!, this.limitTime(sql), parameters),
+    );
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -232,7 +277,9 @@ export class TypeOrmDatabase extends SqlDatabase {
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction((manager) => work(transactionOf(manager)));
+        return await this.dataSource.transaction((manager) =>
+          work(transactionOf(manager, this.observe)),
+        );
       } catch (error) {
         const code = errorCode(error);
         // SQLite locked by another process: better-sqlite3 would wait for it synchronously,
@@ -249,10 +296,18 @@ export class TypeOrmDatabase extends SqlDatabase {
   }
 }
 
-function transactionOf(manager: EntityManager): Tx {
+function transactionOf(manager: EntityManager, observe?: SqlObserver): Tx {
   return {
     async run(sql, parameters = []) {
-      const result = await manager.queryRunner!.query(sql, parameters, true);
+      const done = observe?.(sql, 'write', PRIMARY);
+      let result;
+      try {
+        result = await manager.queryRunner!.query(sql, parameters, true);
+      } catch (error) {
+        done?.(error);
+        throw error;
+      }
+      done?.();
       const raw = result.raw as { insertId?: unknown } | number | bigint | undefined;
       return {
         rows: Array.isArray(result.records) ? result.records : [],
@@ -267,13 +322,13 @@ function transactionOf(manager: EntityManager): Tx {
 /**
  * The Nest provider of the port (a plain provider object, so this layer needs no Nest import):
  * the DataSource that TypeOrmModule opened, behind SqlDatabase, with the options found under
- * `optionsToken`.
+ * `optionsToken`, and the SqlObserver under SQL_OBSERVER when the application provides one.
  */
 export function sqlDatabaseProvider(optionsToken: string | symbol) {
   return {
     provide: SqlDatabase,
-    useFactory: (dataSource: DataSource, options: DatabaseOptions) =>
-      TypeOrmDatabase.open(dataSource, options),
-    inject: [DataSource, optionsToken],
+    useFactory: (dataSource: DataSource, options: DatabaseOptions, observe?: SqlObserver) =>
+      TypeOrmDatabase.open(dataSource, options, observe),
+    inject: [DataSource, optionsToken, { token: SQL_OBSERVER, optional: true }],
   };
 }

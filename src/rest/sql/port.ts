@@ -54,3 +54,19 @@ export abstract class SqlDatabase {
   /** The read replicas and where each stands (rest/sql/replicas.ts), where there are any. */
   replicaStatuses?(): ReplicaStatus[];
 }
+
+/** Which pool a statement ran on, and whether it was a plain read or part of a transaction. */
+export type StatementKind = 'read' | 'write';
+
+/**
+ * Watches statements (metrics, traces, debug logs): called as a statement starts, with its SQL,
+ * kind and pool name; the function it returns is called once as the statement ends, with the
+ * error if it failed. Under this token, an application may provide one (optional).
+ */
+export type SqlObserver = (
+  sql: string,
+  kind: StatementKind,
+  pool: string,
+) => (error?: unknown) => void;
+
+export const SQL_OBSERVER = Symbol('SQL_OBSERVER');

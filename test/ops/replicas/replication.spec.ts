@@ -184,6 +184,27 @@ describe('read replicas behind a load balancer (MariaDB primary + GTID replica, 
     figures.readSplit = { requests, selects, perInstance: servedByUrl };
   });
 
+  it("should report the replica's pool and its reads in /metrics, beside the primary's", async () => {
+    for (const server of [a, b]) {
+      const text = await (await fetch(server.url('/metrics'))).text();
+      const value = (series: string) => {
+        const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+        return line === undefined ? undefined : Number(line.slice(series.length + 1));
+      };
+      for (const pool of ['primary', 'replica0']) {
+        expect([pool, value(`db_pool_connections_idle{pool="${pool}"}`)]).toEqual([
+          pool,
+          expect.any(Number),
+        ]);
+        expect(value(`db_pool_waiting_requests{pool="${pool}"}`)).toBe(0);
+      }
+      // Each instance served some of the 40 index requests above: their reads ran on replica0.
+      expect(value('db_query_duration_seconds_count{pool="replica0",kind="read"}')).toBeGreaterThan(
+        0,
+      );
+    }
+  });
+
   it('should run writes on the primary, from where they replicate', async () => {
     const before = { primary: await primary.status('Com_insert') };
     const res = await call(nginx.url('/api/demo/marbles'), {

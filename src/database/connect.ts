@@ -1,0 +1,74 @@
+import { Logger } from '@nestjs/common';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { errorCode } from '../rest/sql/database-errors';
+import { openDatabase } from './migrate';
+
+/**
+ * Problems that may go away by themselves (the server starting, a network blip): retried.
+ * Anything else (unknown database, access denied, unknown host, a failed migration) cannot fix
+ * itself, and stops the start at once.
+ */
+const TRANSIENT = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'SQLITE_BUSY',
+]);
+
+/** Pauses between attempts: 1, 2, 4, 8, then 10 s; the start fails after about a minute. */
+const FIRST_PAUSE_MS = 1000;
+const LONGEST_PAUSE_MS = 10_000;
+const GIVE_UP_AFTER_MS = 60_000;
+
+/** The start cannot go on: `message` is the one line that says why. */
+export class DatabaseStartError extends Error {}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function reasonOf(error: unknown): string {
+  const code = errorCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (!message) return code || 'unknown error';
+  return !code || message.includes(code) ? message : `${code}: ${message}`;
+}
+
+/**
+ * `openDatabase` (connect, migrate) for the service's start: a transient failure is retried with
+ * growing pauses, one warning line per attempt; a permanent one, or a transient one that lasts a
+ * minute, is a DatabaseStartError naming DATABASE_URL (shown as `shown`, without its password).
+ */
+export async function connectDatabase(
+  options: DataSourceOptions,
+  shown: string,
+  logger = new Logger('Database'),
+): Promise<DataSource> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openDatabase(options);
+    } catch (error) {
+      const reason = reasonOf(error);
+      const wait = Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), LONGEST_PAUSE_MS);
+      if (!TRANSIENT.has(errorCode(error))) {
+        throw new DatabaseStartError(`DATABASE_URL ${shown} cannot be used: ${reason}`);
+      }
+      if (Date.now() + wait - started > GIVE_UP_AFTER_MS) {
+        throw new DatabaseStartError(
+          `DATABASE_URL ${shown} still unreachable after ${attempt} attempts: ${reason}`,
+        );
+      }
+      logger.warn(
+        `DATABASE_URL ${shown} unreachable (${reason}); attempt ${attempt}, next in ${wait / 1000} s`,
+      );
+      await pause(wait);
+    }
+  }
+}
