@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
+import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 
 /** The tables whose records carry a version (CONTRACT §9): the collections'. */
 const VERSIONED = ['emails', 'marbles', 'phone_numbers', 'movies'];
@@ -18,16 +18,18 @@ export class SafeWrites1732000000001 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const mysql = queryRunner.connection.driver.options.type === 'mysql';
+    // Plain SQL: TypeORM's addColumn reads the table first, and on MySQL it looks up the
+    // generated column of emails in a typeorm_metadata table this schema does not have.
+    const q = (name: string) => queryRunner.connection.driver.escape(name);
     for (const table of VERSIONED) {
-      await queryRunner.addColumn(
-        table,
-        new TableColumn({ name: 'version', type: 'int', default: 1 }),
-      );
+      await queryRunner.query(`ALTER TABLE ${q(table)} ADD ${q('version')} int NOT NULL DEFAULT 1`);
     }
     let text = {};
     if (mysql) {
       const [{ version }] = await queryRunner.query('SELECT VERSION() AS version');
-      const collation = String(version).includes('MariaDB') ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
+      const collation = String(version).includes('MariaDB')
+        ? 'utf8mb4_nopad_bin'
+        : 'utf8mb4_0900_bin';
       text = { charset: 'utf8mb4', collation };
     }
     const varchar = (name: string, length: string, isNullable = false) => ({
@@ -63,6 +65,9 @@ export class SafeWrites1732000000001 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.dropTable('idempotency_keys');
-    for (const table of VERSIONED) await queryRunner.dropColumn(table, 'version');
+    const q = (name: string) => queryRunner.connection.driver.escape(name);
+    for (const table of VERSIONED) {
+      await queryRunner.query(`ALTER TABLE ${q(table)} DROP COLUMN ${q('version')}`);
+    }
   }
 }

@@ -108,7 +108,11 @@ export function CollectionController(resource: ResourceDefinition) {
     @Patch(':id')
     @Operation(Doc.UPDATE)
     @Conditional()
-    update(@Param('id', Id) id: number, @Body() body: unknown, @IfMatch() condition?: Precondition) {
+    update(
+      @Param('id', Id) id: number,
+      @Body() body: unknown,
+      @IfMatch() condition?: Precondition,
+    ) {
       return this.collection.update(id, body, condition);
     }
 

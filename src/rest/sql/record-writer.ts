@@ -337,13 +337,17 @@ export class RecordWriter {
     // Every write moves the version, guarded by the version read: the check and the write are
     // one statement, so a change made in between can never be overwritten.
     const version = this.q('version');
-    const sets = [...Object.keys(row).map((n) => `${this.q(n)} = ?`), `${version} = ${version} + 1`];
+    const sets = [
+      ...Object.keys(row).map((n) => `${this.q(n)} = ?`),
+      `${version} = ${version} + 1`,
+    ];
     const { affected } = await tx.run(
       `UPDATE ${this.q(this.resource.table)} SET ${sets.join(', ')}` +
         ` WHERE ${this.q('id')} = ? AND ${version} = ?`,
       [...Object.values(row), current.id, current.version],
     );
-    if (affected === 0) throw RecordError.preconditionFailed(this.resource.label, Number(current.id));
+    if (affected === 0)
+      throw RecordError.preconditionFailed(this.resource.label, Number(current.id));
     for (const relation of this.relations) {
       if (values[relation.writeAs!] !== undefined)
         await this.link(tx, relation, Number(current.id), values[relation.writeAs!]);
