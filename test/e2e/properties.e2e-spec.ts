@@ -252,9 +252,12 @@ const jsonBody = fc.oneof(
   fc.string({ maxLength: 40 }),
 );
 
+/** Characters XML 1.0 allows: tab, line feed, carriage return and most of the rest. */
+const XML_CHAR = new RegExp('[^\\t\\n\\r\\x20-\\ud7ff\\ue000-\\ufffd]', 'gu');
+
 function escapeXml(value: string): string {
   return value
-    .replace(/[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd]/gu, '')
+    .replace(XML_CHAR, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
