@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
  * A request sent with an Idempotency-Key and, once done, its stored response (CONTRACT §9;
- * src/rest/sql/idempotency.ts reads and writes it; migrations/1732000000001-safe-writes.ts).
+ * src/rest/sql/idempotency.ts reads and writes it; migrations/1763900000000-safe-writes.ts).
  */
 @Entity('idempotency_keys')
 @Index('idx_idempotency_keys_expires_at', ['expires_at'])

@@ -13,8 +13,8 @@ const VERSIONED = ['emails', 'marbles', 'phone_numbers', 'movies'];
  * `status`, `content_type`, `location`, `etag` and `body`. `expires_at` (milliseconds since the
  * epoch): the end of the running request's lease, then of the stored response's retention.
  */
-export class SafeWrites1732000000001 implements MigrationInterface {
-  name = 'SafeWrites1732000000001';
+export class SafeWrites1763900000000 implements MigrationInterface {
+  name = 'SafeWrites1763900000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const mysql = queryRunner.connection.driver.options.type === 'mysql';
