@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AddressInfo, connect } from 'node:net';
+import { createConnection } from 'mysql2/promise';
 import type { Response } from 'supertest';
 import { IdempotencyPurge } from '../sources';
 import { TestApp, testDatabase, useApp } from './harness';
@@ -237,6 +238,33 @@ describe('write: Idempotency-Key', () => {
     expect(spaced.status).toBe(201);
   });
 
+  it('should not store a 5xx: the retry runs again and can succeed', async () => {
+    const q = (name: string) => t.dataSource.driver.escape(name);
+    const rename = (from: string, to: string) =>
+      t.query(
+        t.dialect === 'mysql'
+          ? `RENAME TABLE ${q(from)} TO ${q(to)}`
+          : `ALTER TABLE ${q(from)} RENAME TO ${q(to)}`,
+      );
+    // The table gone for a moment: the write fails with a 500 (what an outage or a bug gives).
+    await rename('phone_numbers', 'phone_numbers_away');
+    let failed: Response;
+    try {
+      failed = await post('outage', { number: '555 0199', user_id: 1 }, '/api/demo/phone_numbers');
+    } finally {
+      await rename('phone_numbers_away', 'phone_numbers');
+    }
+    expectError(failed, 500, { message: 'Internal server error.' });
+    expect(await count(t, 'idempotency_keys')).toBe(0);
+    const retried = await post(
+      'outage',
+      { number: '555 0199', user_id: 1 },
+      '/api/demo/phone_numbers',
+    );
+    expect([retried.status, retried.headers[REPLAYED]]).toEqual([201, undefined]);
+    expect(await count(t, 'phone_numbers')).toBe(1);
+  });
+
   it('should ignore the key on reads', async () => {
     const res = await t.http().get('/api/demo/marbles/7').set('Idempotency-Key', 'read');
     expect([res.status, res.headers[REPLAYED]]).toEqual([200, undefined]);
@@ -290,6 +318,38 @@ describe('write: Idempotency-Key', () => {
     expectOneWrite(responses);
     expect(await count(t, 'marbles')).toBe(2);
   }, 30_000);
+
+  if (process.env.TEST_DATABASE === 'mysql') {
+    // MySQL only: there a row lock held outside stalls the write after the claim has committed
+    // (on SQLite the outside lock would stall the claim itself).
+    it('should roll the write back and answer 409 when its claim was taken over meanwhile', async () => {
+      const outside = await createConnection(process.env.TEST_MYSQL_URL!);
+      try {
+        await outside.query('BEGIN');
+        await outside.query('SELECT id FROM marbles WHERE id = 7 FOR UPDATE');
+        const pending = t
+          .http()
+          .patch('/api/demo/marbles/7')
+          .set('Idempotency-Key', 'stolen')
+          .send({ radius_mm: 30 })
+          .then((res) => res);
+        await until(async () => (await count(t, 'idempotency_keys')) > 0);
+        // What another instance does once the lease has run out: the key is its own now.
+        await outside.query(
+          "UPDATE idempotency_keys SET claim = 'another-instance' WHERE idempotency_key = 'stolen'",
+        );
+        await outside.query('COMMIT');
+        const res = await pending;
+        expect(res.status).toBe(409);
+        expect(res.body.message).toContain('taken over by another request; nothing was changed');
+        expect((await t.stored('marbles'))[0].radius_mm).toBe(AMBER.radius_mm);
+        const [row] = await t.query('SELECT claim, status FROM idempotency_keys');
+        expect([row.claim, row.status]).toEqual(['another-instance', null]);
+      } finally {
+        await outside.end();
+      }
+    }, 30_000);
+  }
 
   it('should create one record when the client drops the connection mid-request and retries', async () => {
     const server = t.app.getHttpServer();
