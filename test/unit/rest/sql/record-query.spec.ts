@@ -114,7 +114,7 @@ const SQLITE_FROM = 'FROM "widgets" t';
 const SQLITE_JOIN = ' LEFT JOIN "users" r0 ON r0."id" = t."user_id"';
 const SQLITE_SELECT = `${SQLITE_COLUMNS} ${SQLITE_FROM}${SQLITE_JOIN}`;
 /** The reads by id also select the version, for the record's ETag. */
-const SQLITE_BY_ID = `${SQLITE_COLUMNS}, t."version" AS v ${SQLITE_FROM}${SQLITE_JOIN}`;
+const SQLITE_BY_ID = `${SQLITE_COLUMNS}, t."id" AS tag_id, t."version" AS tag_version ${SQLITE_FROM}${SQLITE_JOIN}`;
 const SQLITE_COUNT = `SELECT COUNT(*) AS n ${SQLITE_FROM}`;
 const SQLITE_TAGS =
   'SELECT j."widget_id" AS owner, x."id" AS c0, x."label" AS c1 FROM "tags_widgets" j' +
