@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { AddressInfo, connect } from 'node:net';
 import { createConnection } from 'mysql2/promise';
-import type { Response } from 'supertest';
+import request, { type Response } from 'supertest';
 import { IdempotencyPurge } from '../sources';
 import { TestApp, testDatabase, useApp } from './harness';
 import { USERS, marbleRow } from './fixtures';
@@ -250,7 +250,11 @@ describe('write: Idempotency-Key', () => {
     await rename('phone_numbers', 'phone_numbers_away');
     let failed: Response;
     try {
-      failed = await post('outage', { number: '555 0199', user_id: 1 }, '/api/demo/phone_numbers');
+      // Straight to the server, past the harness's OpenAPI check: a 500 is documented nowhere.
+      failed = await request(t.app.getHttpServer())
+        .post('/api/demo/phone_numbers')
+        .set('Idempotency-Key', 'outage')
+        .send({ number: '555 0199', user_id: 1 });
     } finally {
       await rename('phone_numbers_away', 'phone_numbers');
     }

@@ -281,3 +281,54 @@ describe('write: REQUIRE_IF_MATCH=true', () => {
     expect((await t.http().delete('/api/demo/marbles').send([7])).status).toBe(200);
   });
 });
+
+describe('write: safe writes in the OpenAPI document', () => {
+  const t = useApp();
+
+  type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+  it('should document If-Match, Idempotency-Key, their statuses and the ETag of records', async () => {
+    const res = await t.http().get('/api/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.body as Json;
+    const resolve = (p: Json) =>
+      p.$ref ? doc.components.parameters[(p.$ref as string).split('/').pop()!] : p;
+    const headersOf = (op: Json) =>
+      (op.parameters as Json[])
+        .map(resolve)
+        .filter((p) => p.in === 'header')
+        .map((p) => p.name)
+        .sort();
+    const statusesOf = (op: Json) => Object.keys(op.responses);
+
+    const record = doc.paths['/api/demo/marbles/{id}'];
+    expect(record.get.responses['200'].headers).toHaveProperty('ETag');
+    expect(headersOf(record.get)).toEqual([]);
+    for (const method of ['put', 'patch', 'delete']) {
+      expect([method, headersOf(record[method])]).toEqual([
+        method,
+        ['Idempotency-Key', 'If-Match'],
+      ]);
+      expect(statusesOf(record[method])).toEqual(
+        expect.arrayContaining(['409', '412', '422', '428']),
+      );
+    }
+    expect(record.patch.responses['200'].headers).toHaveProperty('ETag');
+    for (const action of ['adjust_price', 'toggle_is_discounted']) {
+      const op = doc.paths[`/api/demo/marbles/{id}/${action}`].patch;
+      expect(headersOf(op)).toEqual(['Idempotency-Key', 'If-Match']);
+      expect(statusesOf(op)).toEqual(expect.arrayContaining(['200', '409', '412', '422', '428']));
+      expect(op.responses['200'].headers).toHaveProperty('ETag');
+    }
+    const collection = doc.paths['/api/demo/marbles'];
+    for (const method of ['post', 'put', 'patch', 'delete']) {
+      expect([method, headersOf(collection[method])]).toEqual([method, ['Idempotency-Key']]);
+      expect(statusesOf(collection[method])).toEqual(expect.arrayContaining(['409', '422']));
+      expect(statusesOf(collection[method])).not.toContain('412');
+    }
+    expect(collection.post.responses['201'].headers).toHaveProperty('ETag');
+    expect(doc.components.responses.PreconditionFailed.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
+  });
+});

@@ -54,7 +54,20 @@ export function parseIfMatch(header: string | undefined): Precondition | undefin
   return tags;
 }
 
-/** Whether a record with tag `current` meets the precondition (none: always). */
+/**
+ * Whether a record with tag `current` meets the precondition (none: always). A tag of a field
+ * selection (`"7.3-1a2b3c4d"`, see `selectionTag`) names the same version as the record's own.
+ */
 export function meets(condition: Precondition | undefined, current: string): boolean {
-  return condition === undefined || condition === '*' || condition.includes(current);
+  if (condition === undefined || condition === '*') return true;
+  return condition.some((tag) => tag === current || tag.replace(/-[0-9a-f]+"$/, '"') === current);
+}
+
+/**
+ * The tag of a record read with a field selection: the record's version, and the selection
+ * (a hash of its key), so that each selection has a tag of its own while If-Match still
+ * validates the record.
+ */
+export function selectionTag(tag: string, suffix: string): string {
+  return suffix ? `${tag.slice(0, -1)}-${suffix}"` : tag;
 }

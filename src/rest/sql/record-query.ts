@@ -8,10 +8,11 @@
  * name), one page query with the to-one joins, and one query per to-many relation for the whole
  * page.
  */
+import { hash } from 'node:crypto';
 import { CollectionField, ReferenceField, ScalarField, ScalarType } from '../core/fields';
 import { Filter, FilterValue, ListQuery, Ordering } from '../core/list-query';
 import { PageWindow } from '../core/paginator';
-import { entityTag, tag } from '../core/preconditions';
+import { entityTag, selectionTag, tag } from '../core/preconditions';
 import { ResourceDefinition } from '../core/resource';
 import { Selection } from '../core/selection';
 import { canonicalDecimal, isoTimestamp } from '../core/values';
@@ -64,6 +65,8 @@ interface Plan {
   byId: string;
   /** The id is read only to load to-many relations; it is not sent. */
   dropId: boolean;
+  /** Added to the entity tag of a field selection (a hash of it); '' for whole records. */
+  tagSuffix: string;
 }
 
 /** The SQL of one declared field: its select expressions, its reader, its join. */
@@ -174,7 +177,8 @@ export class RecordQuery {
       // To-many relations are loaded by the owners' ids: read the id even where it is not sent.
       const dropId = !kept.has('id') && parts.some((p) => p.many);
       if (dropId) parts.unshift(this.parts.find((p) => p.name === 'id')!);
-      plan = { ...this.plan(parts), dropId };
+      const tagSuffix = hash('sha1', selection.key, 'hex').slice(0, 8);
+      plan = { ...this.plan(parts), dropId, tagSuffix };
       this.plans.set(selection.key, plan);
     }
     return plan;
@@ -197,6 +201,7 @@ export class RecordQuery {
         `${selectList}, ${this.idColumn} AS ${TAG_ID}, ${ROOT}.${this.db.quote('version')} AS ${VERSION}` +
         ` ${this.countFrom}${joins.join('')} WHERE ${this.idColumn}`,
       dropId: false,
+      tagSuffix: '',
     };
   }
 
@@ -264,7 +269,9 @@ export class RecordQuery {
     const rows = await this.db.query(sql, parameters);
     const records = rows.map((row) => mapRow(plan.slots, row));
     if (view === 'show') {
-      records.forEach((record, i) => tag(record, entityTag(rows[i][TAG_ID], rows[i][VERSION])));
+      records.forEach((record, i) =>
+        tag(record, selectionTag(entityTag(rows[i][TAG_ID], rows[i][VERSION]), plan.tagSuffix)),
+      );
     }
     for (const many of plan.manyLoaders) {
       if (view === 'show' || many.field.inIndex) await this.loadMany(many, records);
