@@ -375,7 +375,7 @@ describe('properties: writes', () => {
     ...COLLECTIONS.flatMap((c) => [
       ['post', c],
       // Movies have no bulk routes. (A malformed body there is a 400, not the documented 405:
-      // bodies are read before routing. Left out here; see the README.)
+      // bodies are read before routing. Left out here, and reported.)
       ...(c.startsWith('/api/plain')
         ? []
         : [
