@@ -7,6 +7,7 @@ import { AppConfig, describeDatabase } from './config/configuration';
 import { connectDatabase } from './database/connect';
 import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
+import { IdempotencyKey } from './database/idempotency-key.entity';
 import { EmailsModule } from './emails/emails.module';
 import { EMAILS } from './emails/emails.resource';
 import { HealthModule } from './health/health.module';
@@ -87,7 +88,10 @@ export class AppModule {
             checkEveryMs: REPLICA_CHECK_EVERY_MS,
             onChange: logReplicaChange,
           },
+          idempotencyTtlMs: config.idempotencyTtlMs,
+          requireIfMatch: config.requireIfMatch,
         }),
+        TypeOrmModule.forFeature([IdempotencyKey]),
         PaginatorModule.forRoot(
           { pageTotalCount: config.pageTotalCount },
           Object.fromEntries(

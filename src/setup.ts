@@ -55,6 +55,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
         'Retry-After',
         'traceparent',
         'tracestate',
+        'Idempotent-Replayed',
       ],
     });
   }

@@ -15,3 +15,5 @@ export { MARBLES } from '../src/marbles/marbles.resource';
 export { PHONE_NUMBERS } from '../src/phone-numbers/phone-numbers.resource';
 export { ApiDocs } from '../src/rest/http/api-docs';
 export { parseXml } from '../src/rest/core/xml-input';
+export { IdempotencyPurge } from '../src/rest/http/idempotency-purge';
+export { MIGRATIONS } from '../src/database/data-source-options';

@@ -45,6 +45,10 @@ export interface AppConfig {
   otelServiceName: string;
   /** Read replicas of the MySQL primary (`DATABASE_REPLICA_URLS`); empty: every query to it. */
   replicas: ReplicaConfig;
+  /** How long the response of a request with an Idempotency-Key is kept, in milliseconds. */
+  idempotencyTtlMs: number;
+  /** Whether a single-record write without If-Match is refused (428). */
+  requireIfMatch: boolean;
 }
 
 export interface ReplicaConfig {
@@ -59,6 +63,10 @@ export interface ReplicaConfig {
 export const DEFAULT_DATABASE_URL = 'sqlite:data/records.sqlite';
 
 const FLAG = /^(true|false|1|0|yes|no|on|off)$/i;
+
+/** `86400`, `90s`, `30m`, `24h`, `7d`: at least a second, at most 365 days. */
+const DURATION = /^([1-9]\d{0,7})(s|m|h|d)?$/;
+const SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /** The environment variables, with their rules (defaults are in `.env.example` and the README). */
 class Environment {
@@ -136,6 +144,14 @@ class Environment {
   @IsOptional()
   @Matches(/^[\w.\-/:@]{1,128}$/, { message: 'must be a name (letters, digits, . - _ / : @)' })
   OTEL_SERVICE_NAME?: string;
+
+  @IsOptional()
+  @Matches(DURATION, { message: 'must be a duration: seconds, or a number with s, m, h or d' })
+  IDEMPOTENCY_TTL?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  REQUIRE_IF_MATCH?: string;
 }
 
 /** `PAGE_TOTAL_COUNT_MARBLES` and the like: one collection's count, by its name in capitals. */
@@ -179,6 +195,11 @@ export function loadConfig(
   const port = Number(vars.PORT ?? '3000');
   if (!problems.some((p) => p.startsWith('PORT')) && (port < 1 || port > 65535)) {
     problems.push(`PORT must be a port number (1-65535), got "${vars.PORT}"`);
+  }
+  const ttl = DURATION.exec(vars.IDEMPOTENCY_TTL ?? '24h');
+  const ttlSeconds = ttl ? Number(ttl[1]) * SECONDS[ttl[2] ?? 's'] : 0;
+  if (ttl && ttlSeconds > 365 * 86400) {
+    problems.push(`IDEMPOTENCY_TTL must be at most 365d, got "${vars.IDEMPOTENCY_TTL}"`);
   }
   const database = parseDatabaseUrl(vars.DATABASE_URL || DEFAULT_DATABASE_URL);
   if (typeof database === 'string') problems.push(`DATABASE_URL ${database}`);
@@ -231,6 +252,8 @@ export function loadConfig(
     metricsToken: vars.METRICS_TOKEN || undefined,
     otlpEndpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     otelServiceName: vars.OTEL_SERVICE_NAME || 'record-collections',
+    idempotencyTtlMs: ttlSeconds * 1000,
+    requireIfMatch: flag(vars.REQUIRE_IF_MATCH ?? 'false'),
   };
 }
 
@@ -255,6 +278,8 @@ export const ENVIRONMENT_VARIABLES = [
   'METRICS_TOKEN',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
   'OTEL_SERVICE_NAME',
+  'IDEMPOTENCY_TTL',
+  'REQUIRE_IF_MATCH',
 ] as const satisfies readonly (keyof Environment)[];
 
 function pick(env: Record<string, string | undefined>): Record<string, string> {

@@ -5,13 +5,18 @@ import { DatabaseConfig } from '../config/configuration';
 import { shapeEntitiesFor } from './entity-dialects';
 import { Init1732000000000 } from './migrations/1732000000000-init';
 import { OrderingIndexes1763800000000 } from './migrations/1763800000000-ordering-indexes';
+import { SafeWrites1763900000000 } from './migrations/1763900000000-safe-writes';
 
 /** The part of better-sqlite3's Database used here. */
 interface SqliteDatabase {
   function(name: string, options: { deterministic: boolean }, fn: (text: unknown) => unknown): void;
 }
 
-export const MIGRATIONS = [Init1732000000000, OrderingIndexes1763800000000];
+export const MIGRATIONS = [
+  Init1732000000000,
+  OrderingIndexes1763800000000,
+  SafeWrites1763900000000,
+];
 
 /**
  * TypeORM options for a configured database. Schema changes are migrations, never `synchronize`.

@@ -15,6 +15,7 @@ export interface DemoDataOptions {
 
 /** Tables in an order that lets rows be deleted without breaking a foreign key. */
 const TABLES = [
+  'idempotency_keys',
   'movies_users',
   'genres_movies',
   'movies',

@@ -11,6 +11,7 @@
  *
  * SQLite:
  * - Decimals are text: SQLite's NUMERIC affinity would turn '12.50' into the double 12.5.
+ * - MySQL's MEDIUMBLOB (stored responses) is a BLOB.
  * - Timestamps are `datetime` without a precision: SQLite has no date type (the stored text
  *   keeps the milliseconds).
  * - Boolean defaults are the keyword `false` the migration wrote: SQLite keeps a default as
@@ -114,6 +115,7 @@ function sqliteColumn(options: ColumnOptions): ColumnOptions | undefined {
   if (options.type === 'decimal') {
     return { ...options, type: 'text', precision: undefined, scale: undefined };
   }
+  if (options.type === 'mediumblob') return { ...options, type: 'blob' };
   if (options.type === 'datetime' && options.precision !== undefined) {
     return { ...options, precision: undefined };
   }

@@ -18,6 +18,15 @@ export abstract class IdentifiedRow {
   id: number;
 }
 
+/**
+ * The id and the version of a collection's record: every write moves the version (its ETag and
+ * If-Match check, CONTRACT §9).
+ */
+export abstract class VersionedRow extends IdentifiedRow {
+  @Column({ type: 'int', default: 1 })
+  version: number;
+}
+
 export interface ForeignKey {
   /** The column, e.g. `user_id`; its relation is the same name without `_id` (`user`). */
   column: string;

@@ -1,5 +1,5 @@
 import { Column, Index, Unique } from 'typeorm';
-import { EntityWith, IdentifiedRow, OrderIndexes } from '../database/entity-parts';
+import { EntityWith, OrderIndexes, VersionedRow } from '../database/entity-parts';
 import { User } from '../users/user.entity';
 
 /**
@@ -11,7 +11,7 @@ import { User } from '../users/user.entity';
 @Unique('UQ_3cbf51004f0706ac67ff8c22dbf', ['email'])
 @Index('uq_emails_primary_user_id', ['primary_user_id'], { unique: true })
 @OrderIndexes('emails', 'is_primary')
-export class Email extends IdentifiedRow {
+export class Email extends VersionedRow {
   @Column({ type: 'varchar', length: 255 })
   email: string;
 

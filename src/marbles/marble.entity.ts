@@ -1,5 +1,5 @@
 import { Column, Unique } from 'typeorm';
-import { EntityWith, IdentifiedRow, OrderIndexes } from '../database/entity-parts';
+import { EntityWith, OrderIndexes, VersionedRow } from '../database/entity-parts';
 import { User } from '../users/user.entity';
 
 /** `user_id`: the owner, if any (kept when the owner goes, as NULL). */
@@ -14,7 +14,7 @@ import { User } from '../users/user.entity';
   'updated_at',
   'picture',
 )
-export class Marble extends IdentifiedRow {
+export class Marble extends VersionedRow {
   @Column({ type: 'varchar', length: 255 })
   name: string;
 

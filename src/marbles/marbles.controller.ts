@@ -4,6 +4,8 @@ import { CollectionController } from '../rest/http/collection.controller';
 import { Operation, action } from '../rest/http/openapi';
 import { inputSchema } from '../rest/http/openapi-schemas';
 import { RecordIdPipe } from '../rest/http/record-id.pipe';
+import { Conditional, IfMatch } from '../rest/http/safe-writes';
+import { Precondition } from '../rest/core/preconditions';
 import { MARBLES } from './marbles.resource';
 import { MarblesService } from './marbles.service';
 
@@ -37,8 +39,13 @@ export class MarblesController extends CollectionController(MARBLES) {
       message: 'Price updated to 12.5.',
     }),
   )
-  adjustPrice(@Param('id', MarbleId) id: number, @Body() body: unknown) {
-    return this.marbles.adjustPrice(id, body);
+  @Conditional()
+  adjustPrice(
+    @Param('id', MarbleId) id: number,
+    @Body() body: unknown,
+    @IfMatch() condition?: Precondition,
+  ) {
+    return this.marbles.adjustPrice(id, body, condition);
   }
 
   @Patch(':id/toggle_is_discounted')
@@ -49,7 +56,8 @@ export class MarblesController extends CollectionController(MARBLES) {
       message: 'Is discounted toggled to true.',
     }),
   )
-  toggleIsDiscounted(@Param('id', MarbleId) id: number) {
-    return this.marbles.toggleIsDiscounted(id);
+  @Conditional()
+  toggleIsDiscounted(@Param('id', MarbleId) id: number, @IfMatch() condition?: Precondition) {
+    return this.marbles.toggleIsDiscounted(id, condition);
   }
 }

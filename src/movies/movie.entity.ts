@@ -1,5 +1,5 @@
 import { Column, Unique } from 'typeorm';
-import { EntityWith, IdentifiedRow } from '../database/entity-parts';
+import { EntityWith, VersionedRow } from '../database/entity-parts';
 import { Genre } from '../genres/genre.entity';
 import { User } from '../users/user.entity';
 
@@ -12,7 +12,7 @@ import { User } from '../users/user.entity';
  */
 @EntityWith('movies', { column: 'main_genre_id', target: () => Genre, onDelete: 'SET NULL' })
 @Unique('UQ_3a794f850bd3e432c46b3faa913', ['name'])
-export class Movie extends IdentifiedRow {
+export class Movie extends VersionedRow {
   @Column({ type: 'varchar', length: 255 })
   name: string;
 

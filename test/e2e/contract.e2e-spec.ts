@@ -167,13 +167,15 @@ describe('The OpenAPI document and a client generated from it', () => {
       '400',
       '401',
       '406',
+      '409',
       '413',
       '415',
       '422',
       '503',
     ]);
+    // 422: invalid bulk items, or an Idempotency-Key used for another request.
     expect(doc.components.responses.InvalidItems.content['application/json'].schema).toEqual({
-      $ref: '#/components/schemas/BulkError',
+      anyOf: [{ $ref: '#/components/schemas/BulkError' }, { $ref: '#/components/schemas/Error' }],
     });
     expect(doc.components.securitySchemes).toEqual({
       bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
@@ -217,8 +219,12 @@ describe('The OpenAPI document and a client generated from it', () => {
       '401',
       '404',
       '406',
+      '409',
+      '412',
       '413',
       '415',
+      '422',
+      '428',
       '503',
     ]);
     const patch = doc.paths['/api/demo/marbles/{id}'].patch;

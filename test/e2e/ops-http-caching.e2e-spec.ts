@@ -42,16 +42,21 @@ describe('operations over HTTP', () => {
       expect(newer.status).toBe(304);
     });
 
-    it('should give the JSON and XML forms different ETags', async () => {
+    it('should give a record one strong ETag in JSON and XML (it validates the record), and a list different weak ones', async () => {
       const json = await t.http().get('/api/demo/marbles/1');
       const xml = await t.http().get('/api/demo/marbles/1.xml');
-      expect(xml.headers['etag']).not.toBe(json.headers['etag']);
+      expect(json.headers['etag']).toMatch(/^"1\.\d+"$/);
+      expect(xml.headers['etag']).toBe(json.headers['etag']);
+      expect(xml.headers['content-type']).toBe(XML_TYPE);
       const crossed = await t.request({
         path: '/api/demo/marbles/1.xml',
         headers: { 'If-None-Match': json.headers['etag'] },
       });
-      expect(crossed.status).toBe(200);
-      expect(crossed.headers['content-type']).toBe(XML_TYPE);
+      expect(crossed.status).toBe(304);
+      const jsonList = await t.http().get('/api/demo/marbles');
+      const xmlList = await t.http().get('/api/demo/marbles.xml');
+      expect(jsonList.headers['etag']).toMatch(/^W\/"/);
+      expect(xmlList.headers['etag']).not.toBe(jsonList.headers['etag']);
     });
 
     it('should give a list an ETag and answer 304 for it', async () => {

@@ -52,7 +52,7 @@ describe('operations over HTTP', () => {
     const BEARER = { headers: { Authorization: `Bearer ${TOKEN}` } };
 
     async function expectUntouched() {
-      expect(await t.rows('phone_numbers')).toEqual([{ id: 1, number: '555 0100', user_id: 1 }]);
+      expect(await t.stored('phone_numbers')).toEqual([{ id: 1, number: '555 0100', user_id: 1 }]);
       expect((await t.rows('emails')).map((r) => r.email)).toEqual(['ann@example.com']);
       const marbles = await t.rows('marbles');
       expect(marbles.map((r) => [r.name, String(r.price), Number(r.is_discounted)])).toEqual([
@@ -132,7 +132,7 @@ describe('operations over HTTP', () => {
         number: '555 0199',
         user: { id: 1, login: 'ann' },
       });
-      expect(await t.rows('phone_numbers')).toEqual([
+      expect(await t.stored('phone_numbers')).toEqual([
         { id: 1, number: '555 0100', user_id: 1 },
         { id: res.body.id, number: '555 0199', user_id: 1 },
       ]);
@@ -149,7 +149,7 @@ describe('operations over HTTP', () => {
       expect(patch.body).toEqual({ message: 'Is discounted toggled to true.' });
       const del = await send('DELETE', '/api/demo/phone_numbers/1', undefined, `Bearer ${TOKEN}`);
       expect(del.status).toBe(204);
-      expect(await t.rows('phone_numbers')).toEqual([]);
+      expect(await t.stored('phone_numbers')).toEqual([]);
     });
 
     it.each([

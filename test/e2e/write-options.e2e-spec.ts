@@ -111,7 +111,16 @@ const COLLECTIONS: Expected[] = [
       '/api/plain/movies': ['get', 'post', 'options'],
       '/api/plain/movies/{id}': RECORD_METHODS,
     },
-    schemas: ['Error', 'GenreSummary', 'Movie', 'MovieCreate', 'MovieUpdate', 'UserSummary'],
+    // BulkError: the 422 of every write (invalid bulk items, or an Idempotency-Key reused).
+    schemas: [
+      'BulkError',
+      'Error',
+      'GenreSummary',
+      'Movie',
+      'MovieCreate',
+      'MovieUpdate',
+      'UserSummary',
+    ],
     input: {
       name: { type: 'string', maxLength: 255 },
       price: { type: 'string', nullable: true },

@@ -22,7 +22,7 @@ export const PROCESS_TIMEOUT = 120_000;
 export async function waitFor(
   condition: () => boolean | Promise<boolean>,
   what: string,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
   everyMs = 50,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -130,7 +130,7 @@ export class ServerProcess {
   }
 
   /** Waits for a stdout line that is JSON and satisfies `test`. */
-  async waitForLog(test: (entry: LogEntry) => boolean, timeoutMs = 10_000): Promise<LogEntry> {
+  async waitForLog(test: (entry: LogEntry) => boolean, timeoutMs = 30_000): Promise<LogEntry> {
     const line = await this.waitForLine((text) => {
       try {
         return test(JSON.parse(text) as LogEntry);
@@ -153,7 +153,7 @@ export class ServerProcess {
   }
 
   /** Waits for a stdout line that satisfies `test`, and returns it. */
-  async waitForLine(test: (line: string) => boolean, timeoutMs = 10_000): Promise<string> {
+  async waitForLine(test: (line: string) => boolean, timeoutMs = 30_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const line = this.stdout.find(test);
@@ -196,7 +196,7 @@ export class ServerProcess {
   }
 
   /** Waits for the exit, failing after `timeoutMs` (the process is then killed). */
-  async waitExit(timeoutMs = 20_000): Promise<Exit> {
+  async waitExit(timeoutMs = 60_000): Promise<Exit> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {

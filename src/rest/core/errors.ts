@@ -11,7 +11,9 @@ export type Problem =
   /** Some items of a bulk request are invalid; `errors` is aligned with the items. */
   | 'invalid-items'
   /** The record the request names does not exist. */
-  | 'not-found';
+  | 'not-found'
+  /** The record has changed since the version the request's If-Match names; nothing was written. */
+  | 'precondition-failed';
 
 export class RecordError extends Error {
   constructor(
@@ -33,6 +35,14 @@ export class RecordError extends Error {
 
   static invalidItems(errors: (FieldErrors | null)[]): RecordError {
     return new RecordError('invalid-items', 'Some items are invalid; nothing was saved.', errors);
+  }
+
+  /** "Marble 7 has changed …": the If-Match precondition does not hold. */
+  static preconditionFailed(label: string, id: number): RecordError {
+    return new RecordError(
+      'precondition-failed',
+      `${label} ${id} has changed since the version If-Match names; nothing was changed.`,
+    );
   }
 
   /** "Marble 7 not found." */

@@ -158,6 +158,25 @@ export class ApiDocs {
               'The response format; also a `.json` / `.xml` suffix on the path, or `Accept`. Anything else is a 406.',
             schema: { type: 'string', enum: ['json', 'xml'] },
           },
+          IdempotencyKey: {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description:
+              '1-255 printable ASCII characters. The same request again within IDEMPOTENCY_TTL ' +
+              '(24 h) gets the stored response byte for byte, with `Idempotent-Replayed: true`, and ' +
+              'writes nothing; the key with another request is a 422, while its first request runs a 409.',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+          },
+          IfMatch: {
+            name: 'If-Match',
+            in: 'header',
+            required: false,
+            description:
+              "The record's ETag as read (or `*`): a record changed since is not written (412). " +
+              'Required (428) where the service runs with REQUIRE_IF_MATCH=true.',
+            schema: { type: 'string' },
+          },
         },
         ...(settings.token
           ? {
@@ -291,6 +310,10 @@ function operationObject({ spec, context, tag }: Route): Json {
   }
   for (const p of spec.parameters ?? []) parameters.push({ required: false, ...p });
   parameters.push({ $ref: '#/components/parameters/Format' });
+  if (spec.write) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (spec.write && spec.id !== undefined) {
+    parameters.push({ $ref: '#/components/parameters/IfMatch' });
+  }
 
   const responses: Record<string, Json> = {};
   const [status, success] = spec.success;
@@ -431,6 +454,9 @@ function errorResponses(): Record<string, Json> {
     405: {
       Allow: { description: 'The methods this path serves.', schema: { type: 'string' } },
     },
+    409: {
+      'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
+    },
     503: {
       'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
     },
@@ -444,6 +470,17 @@ function errorResponses(): Record<string, Json> {
     404: { message: 'Marble 99 not found.' },
     405: { message: 'Method PUT is not allowed here; allowed: GET, HEAD, POST, OPTIONS.' },
     406: { message: 'Format "csv" is not available; use json or xml.' },
+    409: {
+      message:
+        'A request with this Idempotency-Key is still in progress; retry shortly to get its response.',
+    },
+    412: {
+      message: 'Marble 7 has changed since the version If-Match names; nothing was changed.',
+    },
+    428: {
+      message:
+        'This write needs an If-Match header with the record\'s ETag (or "*"): read the record first.',
+    },
     413: { message: 'Request body is larger than 1048576 bytes.' },
     415: {
       message:
@@ -458,9 +495,16 @@ function errorResponses(): Record<string, Json> {
   return Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([status, { name, description }]) => {
       if (status === '304') return [name, { description }];
-      const schema: Schema = {
-        $ref: `#/components/schemas/${status === '422' ? 'BulkError' : 'Error'}`,
-      };
+      // 422: invalid bulk items, or an Idempotency-Key used for another request (`{message}`).
+      const schema: Schema =
+        status === '422'
+          ? {
+              anyOf: [
+                { $ref: '#/components/schemas/BulkError' },
+                { $ref: '#/components/schemas/Error' },
+              ],
+            }
+          : { $ref: '#/components/schemas/Error' };
       const body = examples[Number(status)];
       return [
         name,

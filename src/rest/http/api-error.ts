@@ -2,7 +2,12 @@ import { HttpException } from '@nestjs/common';
 import { FieldErrors, Problem, RecordError } from '../core/errors';
 
 /** The status of each problem the lower layers report. */
-const STATUS: Record<Problem, number> = { invalid: 400, 'invalid-items': 422, 'not-found': 404 };
+const STATUS: Record<Problem, number> = {
+  invalid: 400,
+  'invalid-items': 422,
+  'not-found': 404,
+  'precondition-failed': 412,
+};
 
 export function statusOf(error: RecordError): number {
   return STATUS[error.problem];

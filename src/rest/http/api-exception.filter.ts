@@ -6,8 +6,9 @@ import { isDatabaseUnavailable, isStatementTimeout } from '../sql/database-error
 import { ApiError, statusOf } from './api-error';
 import { allowedMethods } from './methods';
 import { sendError } from './respond';
+import { Replay, sendStored } from './safe-writes';
 
-interface Failure {
+export interface Failure {
   status: number;
   body: ErrorBody;
   headers?: Record<string, string>;
@@ -26,11 +27,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
-    const failure = this.describe(exception, req);
     if (res.headersSent) {
       res.end();
       return;
     }
+    if (exception instanceof Replay) {
+      sendStored(res, exception.response);
+      return;
+    }
+    const failure = this.describe(exception, req);
     if (failure.status === 204) {
       res.status(204).setHeader('Allow', failure.headers!.Allow);
       res.end();
@@ -40,12 +45,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   private describe(exception: unknown, req: Request): Failure {
-    if (exception instanceof RecordError) {
-      return { status: statusOf(exception), body: bodyOf(exception) };
-    }
-    if (exception instanceof ApiError) {
-      return { status: exception.getStatus(), body: bodyOf(exception), headers: exception.headers };
-    }
+    const known = clientFailure(exception);
+    if (known) return known;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       // The application's own 404s are RecordErrors; a bare 404 is Nest's "no route here".
@@ -75,6 +76,17 @@ export class ApiExceptionFilter implements ExceptionFilter {
     this.logger.error(exception instanceof Error ? exception.stack : String(exception));
     return { status: 500, body: { message: 'Internal server error.' } };
   }
+}
+
+/** The answer to a RecordError or an ApiError (the application's own errors), else undefined. */
+export function clientFailure(exception: unknown): Failure | undefined {
+  if (exception instanceof RecordError) {
+    return { status: statusOf(exception), body: bodyOf(exception) };
+  }
+  if (exception instanceof ApiError) {
+    return { status: exception.getStatus(), body: bodyOf(exception), headers: exception.headers };
+  }
+  return undefined;
 }
 
 function bodyOf(error: RecordError | ApiError): ErrorBody {

@@ -33,8 +33,10 @@ export function bodyParsers() {
   };
 }
 
-function decodeBody(req: Request, _res: Response, next: (error?: unknown) => void) {
+function decodeBody(req: Request, res: Response, next: (error?: unknown) => void) {
   const bytes = req.body as Buffer | undefined;
+  // The bytes of a request with an Idempotency-Key are part of its fingerprint.
+  if (req.headers['idempotency-key'] !== undefined) res.locals.rawBody = bytes;
   if (!Buffer.isBuffer(bytes) || bytes.length === 0) {
     req.body = undefined;
     return next();

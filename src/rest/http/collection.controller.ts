@@ -13,6 +13,7 @@ import {
   applyDecorators,
 } from '@nestjs/common';
 import { QueryParams } from '../core/list-query';
+import { Precondition } from '../core/preconditions';
 import { Message, Untyped } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
 import { RecordCollection } from '../sql/collection';
@@ -21,6 +22,7 @@ import * as Doc from './openapi';
 import { Operation } from './openapi';
 import { RecordIdPipe } from './record-id.pipe';
 import { Resource } from './resource.decorator';
+import { Conditional, IfMatch } from './safe-writes';
 
 /** Applies the decorators only where the collection has the route. */
 const when = (on: boolean, ...decorators: MethodDecorator[]) =>
@@ -94,21 +96,32 @@ export function CollectionController(resource: ResourceDefinition) {
 
     @Put(':id')
     @Operation(Doc.REPLACE)
-    replace(@Param('id', Id) id: number, @Body() body: unknown) {
-      return this.collection.update(id, body);
+    @Conditional()
+    replace(
+      @Param('id', Id) id: number,
+      @Body() body: unknown,
+      @IfMatch() condition?: Precondition,
+    ) {
+      return this.collection.update(id, body, condition);
     }
 
     @Patch(':id')
     @Operation(Doc.UPDATE)
-    update(@Param('id', Id) id: number, @Body() body: unknown) {
-      return this.collection.update(id, body);
+    @Conditional()
+    update(
+      @Param('id', Id) id: number,
+      @Body() body: unknown,
+      @IfMatch() condition?: Precondition,
+    ) {
+      return this.collection.update(id, body, condition);
     }
 
     @Delete(':id')
     @HttpCode(204)
     @Operation(Doc.DESTROY)
-    destroy(@Param('id', Id) id: number) {
-      return this.collection.destroy(id);
+    @Conditional()
+    destroy(@Param('id', Id) id: number, @IfMatch() condition?: Precondition) {
+      return this.collection.destroy(id, condition);
     }
   }
   return Base as Type<InstanceType<typeof Base>>;

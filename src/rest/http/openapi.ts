@@ -118,6 +118,15 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
     description: 'A method this path does not serve; `Allow` lists those it does.',
   },
   406: { name: 'NotAcceptable', description: 'An explicit format other than json or xml.' },
+  409: {
+    name: 'Conflict',
+    description:
+      'A request with this `Idempotency-Key` is still in progress (or took the key over): retry shortly.',
+  },
+  412: {
+    name: 'PreconditionFailed',
+    description: 'The record changed since the version `If-Match` names; nothing was changed.',
+  },
   413: { name: 'PayloadTooLarge', description: 'A body over the size limit (1 MiB).' },
   415: {
     name: 'UnsupportedMediaType',
@@ -125,7 +134,13 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
   },
   422: {
     name: 'InvalidItems',
-    description: 'Some items of a bulk write are invalid; nothing was saved.',
+    description:
+      'Some items of a bulk write are invalid; nothing was saved. Or: the `Idempotency-Key` was ' +
+      'used for another request (`{message}` only).',
+  },
+  428: {
+    name: 'PreconditionRequired',
+    description: 'The service requires `If-Match` on writes of one record (REQUIRE_IF_MATCH).',
   },
   503: {
     name: 'ServiceUnavailable',
@@ -144,9 +159,20 @@ const one = (resource: ResourceDefinition) => withArticle(sentence(resource)).to
 const Singular = (resource: ResourceDefinition) => pascal(resource.singular);
 const Plural = (resource: ResourceDefinition) => pascal(resource.plural);
 
+/** The strong ETag of a single-record response (CONTRACT §9). */
+export const ETAG: Record<string, Header> = {
+  ETag: {
+    description:
+      'The strong entity tag of the record, `"<id>.<version>"`, the same in JSON and XML; send it ' +
+      'back in `If-Match`.',
+    schema: { type: 'string' },
+  },
+};
+
 const recordResponse = (resource: ResourceDefinition, description: string): ResponseSpec => ({
   description,
   schema: ref(Singular(resource)),
+  headers: ETAG,
 });
 
 const bulkResponse = (resource: ResourceDefinition, description: string): ResponseSpec => ({
@@ -333,7 +359,10 @@ export const CREATE: Describe = ({ resource }) => ({
     example: resource.examples.create,
     xmlRoot: resource.singular,
   },
-  success: [201, { ...recordResponse(resource, 'The new record.'), headers: LOCATION }],
+  success: [
+    201,
+    { ...recordResponse(resource, 'The new record.'), headers: { ...LOCATION, ...ETAG } },
+  ],
   errors: [400],
 });
 
@@ -367,7 +396,9 @@ export const BULK_CREATE: Describe = (context) => {
     success: [
       201,
       {
-        description: 'The new record (with `Location`), or for an array `{message, records}`.',
+        description:
+          'The new record (with `Location` and `ETag`), or for an array `{message, records}`.',
+        headers: ETAG,
         schema: {
           anyOf: [ref(Singular(resource)), ref(`${Singular(resource)}BulkResult`)],
         },
@@ -515,8 +546,9 @@ export function action(spec: {
     success: [
       200,
       {
-        description: 'What changed, in words.',
+        description: "What changed, in words; `ETag` is the record's new tag.",
         schema: ref('Message'),
+        headers: ETAG,
         example: new Message(spec.message),
       },
     ],
@@ -529,6 +561,10 @@ export function statusesOf(spec: OperationSpec, context?: OperationContext): num
   const all = new Set([
     ...(spec.errors ?? []),
     ...(spec.write ? writes(context) : []),
+    // Idempotency-Key on every write; If-Match on the writes of one record (CONTRACT §9).
+    // 400: a malformed key or If-Match (and a malformed body, which DELETE may carry too).
+    ...(spec.write ? [400, 409, 422] : []),
+    ...(spec.write && spec.id !== undefined ? [412, 428] : []),
     ...(spec.write || spec.operationId.startsWith('describe') ? [] : [304]),
     406,
   ]);

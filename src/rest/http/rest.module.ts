@@ -1,27 +1,35 @@
 import { ConfigurableModuleBuilder, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
-import { DatabaseOptions, sqlDatabaseProvider } from '../sql/database';
+import { sqlDatabaseProvider } from '../sql/database';
+import { IdempotencyStore } from '../sql/idempotency';
 import { SqlDatabase } from '../sql/port';
 import { ApiDocs } from './api-docs';
 import { ApiExceptionFilter } from './api-exception.filter';
+import { IdempotencyPurge } from './idempotency-purge';
 import { RenderInterceptor } from './render.interceptor';
-
-/** Time limit of reads, and how read replicas are checked (src/rest/sql/database.ts). */
-export type RestOptions = DatabaseOptions;
+import { REST_OPTIONS, RestOptions } from './rest-options';
 
 const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
   new ConfigurableModuleBuilder<RestOptions>().setClassMethodName('forRoot').build();
 
 /**
  * The REST layer for the application (`RestModule.forRoot(options)`): the database port over
- * TypeORM's DataSource, the OpenAPI document, and the global interceptor (envelope, JSON/XML)
- * and exception filter.
+ * TypeORM's DataSource, the OpenAPI document, the global interceptor (envelope, JSON/XML, safe
+ * writes) and exception filter, and the store of Idempotency-Keys with its purge.
  */
 @Global()
 @Module({
   imports: [DiscoveryModule],
   providers: [
     sqlDatabaseProvider(MODULE_OPTIONS_TOKEN),
+    { provide: REST_OPTIONS, useExisting: MODULE_OPTIONS_TOKEN },
+    {
+      provide: IdempotencyStore,
+      useFactory: (db: SqlDatabase, options: RestOptions) =>
+        new IdempotencyStore(db, options.idempotencyTtlMs),
+      inject: [SqlDatabase, MODULE_OPTIONS_TOKEN],
+    },
+    IdempotencyPurge,
     ApiDocs,
     { provide: APP_INTERCEPTOR, useClass: RenderInterceptor },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },

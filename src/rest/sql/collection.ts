@@ -2,6 +2,7 @@ import { ListQuery, QueryParams, parseListQuery } from '../core/list-query';
 import { RecordError } from '../core/errors';
 import { ScalarType } from '../core/fields';
 import { Page, Paginator } from '../core/paginator';
+import { Precondition } from '../core/preconditions';
 import { Message } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
 import { Selection, parseSelection, project } from '../core/selection';
@@ -56,12 +57,13 @@ export class RecordCollection {
     return selected(await this.writer.createAny(body), selection);
   }
 
-  update(id: number, body: unknown) {
-    return this.writer.update(id, body);
+  /** With `condition` (If-Match), only the version it names is changed, else 412. */
+  update(id: number, body: unknown, condition?: Precondition) {
+    return this.writer.update(id, body, condition);
   }
 
-  destroy(id: number) {
-    return this.writer.destroy(id);
+  destroy(id: number, condition?: Precondition) {
+    return this.writer.destroy(id, condition);
   }
 
   async updateAll(body: unknown, params: QueryParams = {}) {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import BetterSqlite3 from 'better-sqlite3';
 import { DataSource, EntityManager } from 'typeorm';
 import { errorCode, isDatabaseUnavailable, isStatementTimeout } from './database-errors';
@@ -88,6 +89,8 @@ export class TypeOrmDatabase extends SqlDatabase {
   /** With read replicas: their rotation, and the primary's pool (reads that must see writes). */
   private replicas?: ReplicaSet;
   private primary?: MysqlPool;
+  /** The transaction of the unit of work a call runs in, if any. */
+  private readonly ambient = new AsyncLocalStorage<Tx>();
 
   /** The name of each replica's pool, for the SqlObserver. */
   private readonly replicaNames = new WeakMap<Replica, string>();
@@ -201,6 +204,8 @@ export class TypeOrmDatabase extends SqlDatabase {
    * the query itself on the hot read path.
    */
   async query(sql: string, parameters: unknown[] = []): Promise<Row[]> {
+    const ambient = this.ambient.getStore();
+    if (ambient) return (await ambient.run(sql, parameters)).rows;
     if (this.replicas) return this.readRouted(this.replicas, sql, parameters);
     const pool = (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
     if (this.dialect === 'mysql' && pool) {
@@ -266,11 +271,17 @@ export class TypeOrmDatabase extends SqlDatabase {
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const ambient = this.ambient.getStore();
+    if (ambient) return work(ambient);
     if (this.dialect === 'mysql') return this.attempt(work);
     this.open++;
     const result = this.queue.then(() => this.attempt(work));
     this.queue = result.catch(() => undefined).finally(() => this.open--);
     return result;
+  }
+
+  unitOfWork<T>(work: () => Promise<T>): Promise<T> {
+    return this.transaction((tx) => this.ambient.run(tx, work));
   }
 
   private async attempt<T>(work: (tx: Tx) => Promise<T>): Promise<T> {

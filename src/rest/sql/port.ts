@@ -53,6 +53,13 @@ export abstract class SqlDatabase {
 
   /** The read replicas and where each stands (rest/sql/replicas.ts), where there are any. */
   replicaStatuses?(): ReplicaStatus[];
+
+  /**
+   * `work` in one transaction that every `query` and `transaction` it makes (in its async
+   * context) joins: its writes and whatever it stores alongside commit together or not at all.
+   * Retried from the start like `transaction`.
+   */
+  abstract unitOfWork<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** Which pool a statement ran on, and whether it was a plain read or part of a transaction. */

@@ -8,9 +8,11 @@
  * name), one page query with the to-one joins, and one query per to-many relation for the whole
  * page.
  */
+import { hash } from 'node:crypto';
 import { CollectionField, ReferenceField, ScalarField, ScalarType } from '../core/fields';
 import { Filter, FilterValue, ListQuery, Ordering } from '../core/list-query';
 import { PageWindow } from '../core/paginator';
+import { entityTag, selectionTag, tag } from '../core/preconditions';
 import { ResourceDefinition } from '../core/resource';
 import { Selection } from '../core/selection';
 import { canonicalDecimal, isoTimestamp } from '../core/values';
@@ -43,6 +45,10 @@ interface Slot {
 
 const ROOT = 't';
 
+/** Aliases of the id and version columns in the reads by id (the entity tag). */
+const TAG_ID = 'tag_id';
+const VERSION = 'tag_version';
+
 /** Owners whose to-many rows one query loads; pages are smaller than this. */
 const OWNERS_PER_QUERY = 1000;
 
@@ -55,10 +61,12 @@ interface Plan {
   joinSql: string;
   slots: Slot[];
   manyLoaders: ManyLoader[];
-  /** `SELECT … WHERE t.id`, for the reads by id. */
+  /** `SELECT …, t.id, t.version … WHERE t.id`, for the reads by id (their records carry a tag). */
   byId: string;
   /** The id is read only to load to-many relations; it is not sent. */
   dropId: boolean;
+  /** Added to the entity tag of a field selection (a hash of it); '' for whole records. */
+  tagSuffix: string;
 }
 
 /** The SQL of one declared field: its select expressions, its reader, its join. */
@@ -169,7 +177,8 @@ export class RecordQuery {
       // To-many relations are loaded by the owners' ids: read the id even where it is not sent.
       const dropId = !kept.has('id') && parts.some((p) => p.many);
       if (dropId) parts.unshift(this.parts.find((p) => p.name === 'id')!);
-      plan = { ...this.plan(parts), dropId };
+      const tagSuffix = hash('sha1', selection.key, 'hex').slice(0, 8);
+      plan = { ...this.plan(parts), dropId, tagSuffix };
       this.plans.set(selection.key, plan);
     }
     return plan;
@@ -186,8 +195,13 @@ export class RecordQuery {
       joinSql: joins.join(''),
       slots: parts.map((p) => p.slot),
       manyLoaders: parts.flatMap((p) => (p.many ? [p.many] : [])),
-      byId: `${selectList} ${this.countFrom}${joins.join('')} WHERE ${this.idColumn}`,
+      // The reads by id also read the id and version for the record's entity tag, whatever the
+      // field selection.
+      byId:
+        `${selectList}, ${this.idColumn} AS ${TAG_ID}, ${ROOT}.${this.db.quote('version')} AS ${VERSION}` +
+        ` ${this.countFrom}${joins.join('')} WHERE ${this.idColumn}`,
       dropId: false,
+      tagSuffix: '',
     };
   }
 
@@ -254,6 +268,11 @@ export class RecordQuery {
   private async select(plan: Plan, sql: string, parameters: unknown[], view: 'index' | 'show') {
     const rows = await this.db.query(sql, parameters);
     const records = rows.map((row) => mapRow(plan.slots, row));
+    if (view === 'show') {
+      records.forEach((record, i) =>
+        tag(record, selectionTag(entityTag(rows[i][TAG_ID], rows[i][VERSION]), plan.tagSuffix)),
+      );
+    }
     for (const many of plan.manyLoaders) {
       if (view === 'show' || many.field.inIndex) await this.loadMany(many, records);
     }

@@ -10,6 +10,7 @@ import { CollectionField, ScalarField } from '../core/fields';
 import { InputMode, InputReader, Values } from '../core/input';
 import { toDatabaseTimestamp } from '../core/list-query';
 import { singular, withArticle, words } from '../core/names';
+import { Precondition, entityTag, meets } from '../core/preconditions';
 import { Message } from '../core/render';
 import { ResourceDefinition, scalarFields } from '../core/resource';
 import { INT_MAX, isPlainObject, recordId } from '../core/values';
@@ -71,10 +72,11 @@ export class RecordWriter {
     return (await this.records.findById(id))!;
   }
 
-  async update(id: number, body: unknown): Promise<ApiRecord> {
+  /** A partial update; with `condition` (If-Match), only of the version it names, else 412. */
+  async update(id: number, body: unknown, condition?: Precondition): Promise<ApiRecord> {
     const item = await this.readOne(body, 'update');
     await this.db.transaction(async (tx) => {
-      const current = await this.lockOne(tx, id);
+      const current = await this.lockOne(tx, id, condition);
       const [errors] = await this.check(tx, [{ ...item, current }]);
       if (errors) throw RecordError.validation(errors);
       await this.save(tx, item.values, current);
@@ -82,9 +84,20 @@ export class RecordWriter {
     return (await this.records.findById(id))!;
   }
 
-  async destroy(id: number): Promise<void> {
-    const affected = await this.db.transaction((tx) => this.remove(tx, [id]));
-    if (affected === 0) throw RecordError.notFound(this.resource.label, id);
+  async destroy(id: number, condition?: Precondition): Promise<void> {
+    if (condition === undefined) {
+      const affected = await this.db.transaction((tx) => this.remove(tx, [id]));
+      if (affected === 0) throw RecordError.notFound(this.resource.label, id);
+      return;
+    }
+    await this.db.transaction(async (tx) => {
+      const current = await this.lockOne(tx, id, condition);
+      const { affected } = await tx.run(
+        `DELETE FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ? AND ${this.q('version')} = ?`,
+        [id, current.version],
+      );
+      if (affected === 0) throw RecordError.preconditionFailed(this.resource.label, id);
+    });
   }
 
   /** One record from an object; several (bulk create, where the collection has it) from an array. */
@@ -152,14 +165,22 @@ export class RecordWriter {
    * One record changed by `compute` from its stored values, atomically: the row is locked, the
    * change computed and written in one transaction, so N concurrent changes apply N times and
    * each sees its own result. `compute` returns the fields to write (already valid); the answer
-   * is the record's values after the change.
+   * is the record's values after the change, and its new entity tag. With `condition`
+   * (If-Match), only the version it names is changed, else 412.
    */
-  async change(id: number, compute: (current: Values) => Values): Promise<Values> {
+  async change(
+    id: number,
+    compute: (current: Values) => Values,
+    condition?: Precondition,
+  ): Promise<{ values: Values; tag: string }> {
     return this.db.transaction(async (tx) => {
-      const current = await this.lockOne(tx, id);
+      const current = await this.lockOne(tx, id, condition);
       const values = compute(this.decode(current));
       await this.save(tx, values, current);
-      return { ...this.decode(current), ...values };
+      return {
+        values: { ...this.decode(current), ...values },
+        tag: entityTag(id, Number(current.version) + 1),
+      };
     });
   }
 
@@ -183,10 +204,16 @@ export class RecordWriter {
     return Promise.all(items.map((item) => this.input.read(item, mode)));
   }
 
-  /** The stored row, locked until the transaction ends, or "not found". */
-  private async lockOne(tx: Tx, id: number): Promise<Row> {
+  /**
+   * The stored row, locked until the transaction ends, or "not found"; "precondition failed"
+   * when it is not the version `condition` names.
+   */
+  private async lockOne(tx: Tx, id: number, condition?: Precondition): Promise<Row> {
     const [current] = await this.lock(tx, [id]);
     if (!current) throw RecordError.notFound(this.resource.label, id);
+    if (!meets(condition, entityTag(id, current.version))) {
+      throw RecordError.preconditionFailed(this.resource.label, id);
+    }
     return current;
   }
 
@@ -307,14 +334,20 @@ export class RecordWriter {
     await this.takeExclusiveFlags(tx, values, current);
     const row = this.columns(values);
     if (this.stamped.updated) row.updated_at = toDatabaseTimestamp(laterThan(current.updated_at));
-    const names = Object.keys(row);
-    if (names.length > 0) {
-      await tx.run(
-        `UPDATE ${this.q(this.resource.table)} SET ${names.map((n) => `${this.q(n)} = ?`).join(', ')}` +
-          ` WHERE ${this.q('id')} = ?`,
-        [...Object.values(row), current.id],
-      );
-    }
+    // Every write moves the version, guarded by the version read: the check and the write are
+    // one statement, so a change made in between can never be overwritten.
+    const version = this.q('version');
+    const sets = [
+      ...Object.keys(row).map((n) => `${this.q(n)} = ?`),
+      `${version} = ${version} + 1`,
+    ];
+    const { affected } = await tx.run(
+      `UPDATE ${this.q(this.resource.table)} SET ${sets.join(', ')}` +
+        ` WHERE ${this.q('id')} = ? AND ${version} = ?`,
+      [...Object.values(row), current.id, current.version],
+    );
+    if (affected === 0)
+      throw RecordError.preconditionFailed(this.resource.label, Number(current.id));
     for (const relation of this.relations) {
       if (values[relation.writeAs!] !== undefined)
         await this.link(tx, relation, Number(current.id), values[relation.writeAs!]);

@@ -1,13 +1,14 @@
 /**
  * Replicas starting together on one new MySQL database (CONTRACT §7; src/database/migrate.ts):
  * migrations and the demo data run under a named lock, so both processes become ready, every
- * table exists once, the migration is recorded once and the demo data is loaded once.
+ * table exists once, each migration is recorded once and the demo data is loaded once.
  *
  * Needs MySQL: OPS_MYSQL_URL names the server (mysql://root@127.0.0.1:3306). `npm test` sets it
  * when it prepared MySQL and leaves this directory out otherwise.
  */
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
+import { MIGRATIONS } from '../../sources';
 import { cleanup, PROCESS_TIMEOUT, ServerProcess, startServer } from '../process';
 
 const serverUrl = process.env.OPS_MYSQL_URL;
@@ -24,6 +25,7 @@ const TABLES = [
   'emails',
   'genres',
   'genres_movies',
+  'idempotency_keys',
   'marbles',
   'migrations',
   'movies',
@@ -82,14 +84,16 @@ describe('schema lock (MySQL)', () => {
     }
   });
 
-  it('should have created each table once and recorded the migration once', async () => {
+  it('should have created each table once and recorded each migration once', async () => {
     const [tables] = await admin.query(
       'SELECT TABLE_NAME AS name, COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? GROUP BY TABLE_NAME ORDER BY TABLE_NAME',
       [database],
     );
     expect(tables).toEqual(TABLES.map((name) => ({ name, n: 1 })));
-    const [migrations] = await admin.query(`SELECT name FROM \`${database}\`.migrations`);
-    expect(migrations).toEqual([{ name: 'Init1732000000000' }]);
+    const [migrations] = await admin.query(
+      `SELECT name FROM \`${database}\`.migrations ORDER BY id`,
+    );
+    expect(migrations).toEqual(MIGRATIONS.map((Migration) => ({ name: new Migration().name })));
   });
 
   it('should have loaded the demo data once', async () => {

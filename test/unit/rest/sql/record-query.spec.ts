@@ -78,6 +78,10 @@ class RecordingDatabase extends SqlDatabase {
     throw new Error('RecordQuery only reads');
   }
 
+  unitOfWork<T>(_work: () => Promise<T>): Promise<T> {
+    throw new Error('RecordQuery only reads');
+  }
+
   /** The one recorded statement that starts with `prefix`. */
   only(prefix: string): Statement {
     const found = this.statements.filter((s) => s.sql.startsWith(prefix));
@@ -109,6 +113,8 @@ const SQLITE_COLUMNS =
 const SQLITE_FROM = 'FROM "widgets" t';
 const SQLITE_JOIN = ' LEFT JOIN "users" r0 ON r0."id" = t."user_id"';
 const SQLITE_SELECT = `${SQLITE_COLUMNS} ${SQLITE_FROM}${SQLITE_JOIN}`;
+/** The reads by id also select the version, for the record's ETag. */
+const SQLITE_BY_ID = `${SQLITE_COLUMNS}, t."id" AS tag_id, t."version" AS tag_version ${SQLITE_FROM}${SQLITE_JOIN}`;
 const SQLITE_COUNT = `SELECT COUNT(*) AS n ${SQLITE_FROM}`;
 const SQLITE_TAGS =
   'SELECT j."widget_id" AS owner, x."id" AS c0, x."label" AS c1 FROM "tags_widgets" j' +
@@ -198,7 +204,7 @@ describe('RecordQuery', () => {
       expect((await records.findById(7))?.id).toBe(7);
       expect(await setup().records.findById(7)).toBeUndefined();
       expect(db.only('SELECT t.')).toStrictEqual({
-        sql: `${SQLITE_SELECT} WHERE t."id" = ?`,
+        sql: `${SQLITE_BY_ID} WHERE t."id" = ?`,
         parameters: [7],
       });
     });
@@ -448,7 +454,7 @@ describe('RecordQuery', () => {
       const found = await records.findByIds([3, 9, 1]);
       expect(found.map((r) => r.id)).toStrictEqual([3, 1]);
       expect(db.only('SELECT t.')).toStrictEqual({
-        sql: `${SQLITE_SELECT} WHERE t."id" IN (?, ?, ?)`,
+        sql: `${SQLITE_BY_ID} WHERE t."id" IN (?, ?, ?)`,
         parameters: [3, 9, 1],
       });
       expect(db.only('SELECT j.').parameters).toStrictEqual([1, 3]);

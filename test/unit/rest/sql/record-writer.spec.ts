@@ -24,6 +24,7 @@ function failing(inner: SqlDatabase, prefix: string, failAt: number): SqlDatabas
     quote: (name) => inner.quote(name),
     query: (sql, parameters) => inner.query(sql, parameters),
     transaction: (work) => inner.transaction((tx) => work({ run: run(tx) })),
+    unitOfWork: (work) => inner.unitOfWork(work),
   };
 }
 
@@ -120,6 +121,7 @@ describe('RecordWriter on SQLite', () => {
           user_id: 2,
           description: '',
           picture: null,
+          version: 1,
         },
       ]);
     });
@@ -333,7 +335,7 @@ describe('RecordWriter on SQLite', () => {
     it('should apply N sequential toggles N times, each answering the new value', async () => {
       const writer = await marbles('Opal');
       const seen: unknown[] = [];
-      for (let i = 0; i < 5; i++) seen.push((await writer.change(1, toggle)).is_discounted);
+      for (let i = 0; i < 5; i++) seen.push((await writer.change(1, toggle)).values.is_discounted);
       expect(seen).toStrictEqual([true, false, true, false, true]);
       expect((await stored('marbles'))[0].is_discounted).toBe(1);
     });
@@ -341,14 +343,15 @@ describe('RecordWriter on SQLite', () => {
     it('should apply concurrent toggles one after another', async () => {
       const writer = await marbles('Opal');
       const results = await Promise.all(Array.from({ length: 4 }, () => writer.change(1, toggle)));
-      expect(results.map((r) => r.is_discounted)).toStrictEqual([true, false, true, false]);
+      expect(results.map((r) => r.values.is_discounted)).toStrictEqual([true, false, true, false]);
       expect((await stored('marbles'))[0].is_discounted).toBe(0);
     });
 
     it('should answer the values after the change', async () => {
       const writer = await marbles('Opal');
-      const values = await writer.change(1, () => ({ price: '3.5' }));
+      const { values, tag } = await writer.change(1, () => ({ price: '3.5' }));
       expect(values).toMatchObject({ id: 1, name: 'Opal', price: '3.5', is_discounted: false });
+      expect(tag).toBe('"1.2"');
     });
 
     it('should say that a missing record is not found', async () => {

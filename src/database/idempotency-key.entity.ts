@@ -1,0 +1,38 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * A request sent with an Idempotency-Key and, once done, its stored response (CONTRACT §9;
+ * src/rest/sql/idempotency.ts reads and writes it; migrations/1763900000000-safe-writes.ts).
+ */
+@Entity('idempotency_keys')
+@Index('idx_idempotency_keys_expires_at', ['expires_at'])
+export class IdempotencyKey {
+  @PrimaryColumn({ type: 'varchar', length: 255 })
+  idempotency_key: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  fingerprint: string;
+
+  @Column({ type: 'varchar', length: 36 })
+  claim: string;
+
+  @Column({ type: 'int', nullable: true })
+  status: number | null;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  content_type: string | null;
+
+  @Column({ type: 'varchar', length: 2048, nullable: true })
+  location: string | null;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  etag: string | null;
+
+  /** MEDIUMBLOB on MySQL, BLOB on SQLite (entity-dialects.ts). */
+  @Column({ type: 'mediumblob', nullable: true })
+  body: Buffer | null;
+
+  /** Milliseconds since the epoch. */
+  @Column({ type: 'bigint' })
+  expires_at: string;
+}

@@ -1,0 +1,73 @@
+/**
+ * Record validators and preconditions (CONTRACT §9): every stored record has a version, bumped by
+ * each write; its strong entity tag is `"<id>.<version>"`, the same in JSON and XML. `If-Match`
+ * names the tags a write may change, or `*` (any current record).
+ */
+import { RecordError } from './errors';
+
+/** Where a record read for a single-record response keeps its entity tag (not rendered). */
+export const ENTITY_TAG = Symbol('entity tag');
+
+/** An object that may carry its entity tag. */
+export type Tagged = { [ENTITY_TAG]?: string };
+
+/** Gives `target` its entity tag, as a property no rendering or comparison sees. */
+export function tag<T extends object>(target: T, value: string): T {
+  Object.defineProperty(target, ENTITY_TAG, { value, enumerable: false });
+  return target;
+}
+
+/** The strong entity tag of a record at a version. */
+export function entityTag(id: unknown, version: unknown): string {
+  return `"${Number(id)}.${Number(version)}"`;
+}
+
+/** `If-Match`: `*`, or the strong tags a write may change. */
+export type Precondition = '*' | string[];
+
+/** One entity tag of a list: optional `W/`, then a quoted opaque string (RFC 9110 §8.8.3). */
+const TAG = /^\s*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*$/;
+
+/**
+ * The If-Match header as a precondition, or undefined without one. Weak tags never match
+ * (If-Match compares strongly), so they are dropped; a header that is not a list of tags is 400.
+ */
+export function parseIfMatch(header: string | undefined): Precondition | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return '*';
+  const tags: string[] = [];
+  for (const part of header.split(',')) {
+    if (part.trim() === '') continue;
+    const match = TAG.exec(part);
+    if (!match) {
+      throw RecordError.invalid(
+        'Malformed If-Match header: send "*" or entity tags as the ETag header gave them.',
+      );
+    }
+    if (!match[1]) tags.push(`"${match[2]}"`);
+  }
+  if (tags.length === 0 && !/"/.test(header)) {
+    throw RecordError.invalid(
+      'Malformed If-Match header: send "*" or entity tags as the ETag header gave them.',
+    );
+  }
+  return tags;
+}
+
+/**
+ * Whether a record with tag `current` meets the precondition (none: always). A tag of a field
+ * selection (`"7.3-1a2b3c4d"`, see `selectionTag`) names the same version as the record's own.
+ */
+export function meets(condition: Precondition | undefined, current: string): boolean {
+  if (condition === undefined || condition === '*') return true;
+  return condition.some((tag) => tag === current || tag.replace(/-[0-9a-f]+"$/, '"') === current);
+}
+
+/**
+ * The tag of a record read with a field selection: the record's version, and the selection
+ * (a hash of its key), so that each selection has a tag of its own while If-Match still
+ * validates the record.
+ */
+export function selectionTag(tag: string, suffix: string): string {
+  return suffix ? `${tag.slice(0, -1)}-${suffix}"` : tag;
+}

@@ -1,0 +1,14 @@
+import { DatabaseOptions } from '../sql/database';
+
+/**
+ * The options of `RestModule.forRoot`, injectable under REST_OPTIONS: the database's (time limit
+ * of reads, read replicas) and the safe writes'.
+ */
+export interface RestOptions extends DatabaseOptions {
+  /** How long the response of a request with an Idempotency-Key is kept, in milliseconds. */
+  idempotencyTtlMs: number;
+  /** Single-record writes without If-Match are refused with 428. */
+  requireIfMatch: boolean;
+}
+
+export const REST_OPTIONS = Symbol('REST_OPTIONS');

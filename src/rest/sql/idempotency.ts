@@ -1,0 +1,145 @@
+/**
+ * The store behind Idempotency-Key (CONTRACT §9): one row per key in `idempotency_keys`, in the
+ * application's own database, so every instance (and process) sees the same keys.
+ *
+ * A request claims its key in a short transaction of its own: a row with a random claim token and
+ * a lease. Its write transaction ends by storing the response on that row, guarded by the token,
+ * so the write and its stored response commit together; if the lease ran out and another request
+ * took the key over, the guard fails and the write rolls back. A claim left behind by a crash
+ * blocks its key only until the lease ends. Stored responses expire after the TTL and are
+ * deleted in small batches (`purge`).
+ */
+import { randomUUID } from 'node:crypto';
+import { Row, SqlDatabase } from './port';
+
+/** A stored response, replayed as it was sent. */
+export interface StoredResponse {
+  status: number;
+  contentType: string | null;
+  location: string | null;
+  etag: string | null;
+  body: Buffer;
+}
+
+export type Claim =
+  /** The key is this request's: run it, then `finish` (or `release`) with the claim. */
+  | { kind: 'claimed'; claim: string }
+  /** Done before with the same request: its response. */
+  | { kind: 'replay'; response: StoredResponse }
+  /** Used for another request. */
+  | { kind: 'mismatch' }
+  /** The same request is still running (here or in another instance). */
+  | { kind: 'running' };
+
+/** How long a claim holds its key before another request may take it over: past any request. */
+export const CLAIM_LEASE_MS = 60_000;
+
+/** Rows one purge statement deletes, so that it never holds locks for long. */
+const PURGE_BATCH = 500;
+
+const TABLE = 'idempotency_keys';
+
+export class IdempotencyStore {
+  private readonly table: string;
+  private readonly key: string;
+
+  constructor(
+    private readonly db: SqlDatabase,
+    /** How long a stored response is kept, in milliseconds. */
+    private readonly ttlMs: number,
+    private readonly leaseMs = CLAIM_LEASE_MS,
+  ) {
+    this.table = db.quote(TABLE);
+    this.key = db.quote('idempotency_key');
+  }
+
+  /** Claims `key` for a request with `fingerprint`, or says why it cannot run. */
+  claim(key: string, fingerprint: string, now = Date.now()): Promise<Claim> {
+    const claim = randomUUID();
+    const ignore = this.db.dialect === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
+    const lock = this.db.dialect === 'mysql' ? ' FOR UPDATE' : '';
+    return this.db.transaction(async (tx): Promise<Claim> => {
+      const { affected } = await tx.run(
+        `${ignore} INTO ${this.table} (${this.key}, fingerprint, claim, expires_at) VALUES (?, ?, ?, ?)`,
+        [key, fingerprint, claim, now + this.leaseMs],
+      );
+      if (affected === 1) return { kind: 'claimed', claim };
+      const { rows } = await tx.run(`SELECT * FROM ${this.table} WHERE ${this.key} = ?${lock}`, [
+        key,
+      ]);
+      const row: Row | undefined = rows[0];
+      if (!row || Number(row.expires_at) <= now) {
+        // Gone (purged) or expired, finished or not: the key starts over for this request.
+        await tx.run(`DELETE FROM ${this.table} WHERE ${this.key} = ?`, [key]);
+        await tx.run(
+          `INSERT INTO ${this.table} (${this.key}, fingerprint, claim, expires_at) VALUES (?, ?, ?, ?)`,
+          [key, fingerprint, claim, now + this.leaseMs],
+        );
+        return { kind: 'claimed', claim };
+      }
+      if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+      if (row.status === null || row.status === undefined) return { kind: 'running' };
+      return {
+        kind: 'replay',
+        response: {
+          status: Number(row.status),
+          contentType: (row.content_type as string | null) ?? null,
+          location: (row.location as string | null) ?? null,
+          etag: (row.etag as string | null) ?? null,
+          body: Buffer.isBuffer(row.body) ? row.body : Buffer.from((row.body as string) ?? ''),
+        },
+      };
+    });
+  }
+
+  /**
+   * Stores the response of a claimed request, kept for the TTL. Inside a unit of work it commits
+   * with the request's write. False if the claim was lost (taken over after its lease).
+   */
+  async finish(key: string, claim: string, response: StoredResponse, now = Date.now()) {
+    const { affected } = await this.db.transaction((tx) =>
+      tx.run(
+        `UPDATE ${this.table} SET status = ?, content_type = ?, location = ?, etag = ?, body = ?,` +
+          ` expires_at = ? WHERE ${this.key} = ? AND claim = ?`,
+        [
+          response.status,
+          response.contentType,
+          response.location,
+          response.etag,
+          response.body,
+          now + this.ttlMs,
+          key,
+          claim,
+        ],
+      ),
+    );
+    return affected === 1;
+  }
+
+  /** Gives the key up (the request failed without an answer worth keeping: 5xx). */
+  async release(key: string, claim: string): Promise<void> {
+    await this.db.transaction((tx) =>
+      tx.run(`DELETE FROM ${this.table} WHERE ${this.key} = ? AND claim = ?`, [key, claim]),
+    );
+  }
+
+  /**
+   * Deletes expired rows, a small batch per statement (each its own short transaction), at most
+   * `batches` of them. The number deleted.
+   */
+  async purge(now = Date.now(), batches = 20): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < batches; i++) {
+      const sql =
+        this.db.dialect === 'mysql'
+          ? `DELETE FROM ${this.table} WHERE expires_at < ? LIMIT ${PURGE_BATCH}`
+          : `DELETE FROM ${this.table} WHERE ${this.key} IN` +
+            ` (SELECT ${this.key} FROM ${this.table} WHERE expires_at < ? LIMIT ${PURGE_BATCH})`;
+      const { affected } = await this.db.transaction((tx) => tx.run(sql, [now]));
+      deleted += affected;
+      if (affected < PURGE_BATCH) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return deleted;
+  }
+}
