@@ -7,6 +7,7 @@ import { AppModule, COLLECTION_NAMES } from './app.module';
 import { supervise } from './cluster';
 import { AppConfig, ConfigError, loadConfig } from './config/configuration';
 import { rootLogger } from './logging';
+import { limitSlowClients, stopGracefully } from './server';
 import { APP_OPTIONS, configureApp } from './setup';
 
 async function bootstrap() {
@@ -32,6 +33,7 @@ async function bootstrap() {
   const logger = app.get(Logger);
   app.useLogger(logger);
   configureApp(app);
+  limitSlowClients(app.getHttpServer(), config);
   stopGracefully(app, config.shutdownTimeout, logger);
   await app.listen(config.port);
   const where = config.database.type === 'sqlite' ? config.database.path : config.database.database;
@@ -39,33 +41,6 @@ async function bootstrap() {
     `Listening on http://localhost:${config.port} (${config.database.type}: ${where})`,
     'Bootstrap',
   );
-}
-
-/**
- * On SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish, close the
- * pool, exit 0; exit 1 if that takes longer than `timeout` seconds.
- */
-function stopGracefully(app: NestExpressApplication, timeout: number, logger: Logger) {
-  let stopping = false;
-  const stop = (signal: string) => {
-    // A worker of a cluster started from a terminal gets ^C twice: from it and from the primary.
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal}: finishing in-flight requests`, 'Shutdown');
-    setTimeout(() => {
-      logger.error(`still busy after ${timeout} s; exiting`, undefined, 'Shutdown');
-      process.exit(1);
-    }, timeout * 1000).unref();
-    app.close().then(
-      () => process.exit(0),
-      (error: Error) => {
-        logger.error(error.message, error.stack, 'Shutdown');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 void bootstrap();
