@@ -6,6 +6,7 @@
 export { AppModule } from '../src/app.module';
 export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
+export { MIGRATIONS } from '../src/database/data-source-options';
 export { DemoData } from '../src/database/demo-data';
 export { APP_OPTIONS, configureApp } from '../src/setup';
 export { scalarFields } from '../src/rest/core/resource';

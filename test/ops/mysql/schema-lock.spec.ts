@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
+import { MIGRATIONS } from '../../sources';
 import { cleanup, PROCESS_TIMEOUT, ServerProcess, startServer } from '../process';
 
 const serverUrl = process.env.OPS_MYSQL_URL;
@@ -88,8 +89,10 @@ describe('schema lock (MySQL)', () => {
       [database],
     );
     expect(tables).toEqual(TABLES.map((name) => ({ name, n: 1 })));
-    const [migrations] = await admin.query(`SELECT name FROM \`${database}\`.migrations`);
-    expect(migrations).toEqual([{ name: 'Init1732000000000' }]);
+    const [migrations] = await admin.query(
+      `SELECT name FROM \`${database}\`.migrations ORDER BY timestamp`,
+    );
+    expect(migrations).toEqual(MIGRATIONS.map((m) => ({ name: m.name })));
   });
 
   it('should have loaded the demo data once', async () => {
