@@ -10,7 +10,7 @@
  * Then the operations stages: `npm run build` once, the `ops` Jest project (test/ops/, black-box
  * tests of `node dist/main.js`; the ones under test/ops/mysql/ get OPS_MYSQL_URL and run only when
  * MySQL was prepared, and are left out by path otherwise), and, with MySQL, the image's start
- * sequence outside Docker (test/ops/start-sequence.js: npm ci, build, prune, start, probe, stop).
+ * sequence outside Docker (test/ops/start-sequence.js: npm ci and build, the deps stage, start, probe, stop).
  * Without MySQL those are reported as not run, and are failures when MySQL is required.
  * The read-replica suite (test/ops/replicas/) starts MariaDB servers and nginx of its own: it needs
  * the binaries mariadbd, mariadb-install-db and nginx, and is reported as not run without them (a

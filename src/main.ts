@@ -8,6 +8,7 @@ import { supervise } from './cluster';
 import { AppConfig, ConfigError, describeDatabase, loadConfig } from './config/configuration';
 import { DatabaseStartError } from './database/connect';
 import { NestPinoLogger, rootLogger } from './logging';
+import { limitSlowClients, stopGracefully } from './server';
 import { APP_OPTIONS, configureApp } from './setup';
 
 async function bootstrap() {
@@ -37,6 +38,7 @@ async function bootstrap() {
       logger: new NestPinoLogger(log),
     });
     configureApp(app);
+    limitSlowClients(app.getHttpServer(), config);
     stopGracefully(app, config.shutdownTimeout, app.get(Logger));
     await app.listen(config.port);
   } catch (error) {
@@ -51,33 +53,6 @@ async function bootstrap() {
     { context: 'Bootstrap', url, docs: `${url}/api/docs/`, database },
     `Listening on ${url} (API: ${url}/api/demo/, ${url}/api/plain/; docs: ${url}/api/docs/; database: ${database})`,
   );
-}
-
-/**
- * On SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish, close the
- * pool, exit 0; exit 1 if that takes longer than `timeout` seconds.
- */
-function stopGracefully(app: NestExpressApplication, timeout: number, logger: Logger) {
-  let stopping = false;
-  const stop = (signal: string) => {
-    // A worker of a cluster started from a terminal gets ^C twice: from it and from the primary.
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal}: finishing in-flight requests`, 'Shutdown');
-    setTimeout(() => {
-      logger.error(`still busy after ${timeout} s; exiting`, undefined, 'Shutdown');
-      process.exit(1);
-    }, timeout * 1000).unref();
-    app.close().then(
-      () => process.exit(0),
-      (error: Error) => {
-        logger.error(error.message, error.stack, 'Shutdown');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 void bootstrap();

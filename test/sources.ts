@@ -6,6 +6,7 @@
 export { AppModule } from '../src/app.module';
 export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
+export { MIGRATIONS } from '../src/database/data-source-options';
 export { DemoData } from '../src/database/demo-data';
 export { APP_OPTIONS, configureApp } from '../src/setup';
 export { scalarFields } from '../src/rest/core/resource';
@@ -16,4 +17,3 @@ export { PHONE_NUMBERS } from '../src/phone-numbers/phone-numbers.resource';
 export { ApiDocs } from '../src/rest/http/api-docs';
 export { parseXml } from '../src/rest/core/xml-input';
 export { IdempotencyPurge } from '../src/rest/http/idempotency-purge';
-export { MIGRATIONS } from '../src/database/data-source-options';

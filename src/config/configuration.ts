@@ -25,6 +25,12 @@ export interface AppConfig {
   corsOrigins: string[];
   /** Seconds in-flight requests get to finish on SIGTERM. */
   shutdownTimeout: number;
+  /** Seconds a client gets to send a request's headers (Node's `server.headersTimeout`). */
+  headersTimeout: number;
+  /** Seconds a client gets to send a whole request, body included (`server.requestTimeout`). */
+  requestTimeout: number;
+  /** Seconds an idle keep-alive connection stays open (`server.keepAliveTimeout`). */
+  keepAliveTimeout: number;
   /** Time limit of one read statement on MySQL, in milliseconds; 0 for none. */
   queryTimeoutMs: number;
   /** Worker processes sharing the port (node:cluster); 1 serves from the one process. */
@@ -101,6 +107,18 @@ class Environment {
   @IsOptional()
   @Matches(/^\d{1,4}$/, { message: 'must be a number of seconds' })
   SHUTDOWN_TIMEOUT?: string;
+
+  @IsOptional()
+  @Matches(/^([1-9]\d{0,3})$/, { message: 'must be a number of seconds (1-9999)' })
+  HEADERS_TIMEOUT?: string;
+
+  @IsOptional()
+  @Matches(/^\d{1,4}$/, { message: 'must be a number of seconds (0 for no limit)' })
+  REQUEST_TIMEOUT?: string;
+
+  @IsOptional()
+  @Matches(/^([1-9]\d{0,3})$/, { message: 'must be a number of seconds (1-9999)' })
+  KEEP_ALIVE_TIMEOUT?: string;
 
   @IsOptional()
   @Matches(/^\d{1,7}$/, { message: 'must be a number of milliseconds (0 for no limit)' })
@@ -201,6 +219,15 @@ export function loadConfig(
   if (ttl && ttlSeconds > 365 * 86400) {
     problems.push(`IDEMPOTENCY_TTL must be at most 365d, got "${vars.IDEMPOTENCY_TTL}"`);
   }
+  const headersTimeout = Number(vars.HEADERS_TIMEOUT ?? '10');
+  const requestTimeout = Number(vars.REQUEST_TIMEOUT ?? '20');
+  // Node refuses a header limit longer than the whole request's (where that has one).
+  const timeoutsValid = !problems.some((p) => /^(HEADERS|REQUEST)_TIMEOUT /.test(p));
+  if (timeoutsValid && requestTimeout > 0 && headersTimeout > requestTimeout) {
+    problems.push(
+      `HEADERS_TIMEOUT must not exceed REQUEST_TIMEOUT (${requestTimeout}), got "${headersTimeout}"`,
+    );
+  }
   const database = parseDatabaseUrl(vars.DATABASE_URL || DEFAULT_DATABASE_URL);
   if (typeof database === 'string') problems.push(`DATABASE_URL ${database}`);
   const replicaUrls = (vars.DATABASE_REPLICA_URLS ?? '')
@@ -238,6 +265,9 @@ export function loadConfig(
     apiToken: vars.API_TOKEN || undefined,
     corsOrigins: cors,
     shutdownTimeout: Number(vars.SHUTDOWN_TIMEOUT ?? '10'),
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: Number(vars.KEEP_ALIVE_TIMEOUT ?? '5'),
     queryTimeoutMs: Number(vars.QUERY_TIMEOUT_MS ?? '10000'),
     webConcurrency: Number(vars.WEB_CONCURRENCY ?? '1'),
     trustProxy: flag(vars.TRUST_PROXY ?? 'false'),
@@ -267,6 +297,9 @@ export const ENVIRONMENT_VARIABLES = [
   'API_TOKEN',
   'CORS_ORIGINS',
   'SHUTDOWN_TIMEOUT',
+  'HEADERS_TIMEOUT',
+  'REQUEST_TIMEOUT',
+  'KEEP_ALIVE_TIMEOUT',
   'QUERY_TIMEOUT_MS',
   'WEB_CONCURRENCY',
   'TRUST_PROXY',

@@ -160,6 +160,29 @@ export class DemoData {
     });
   }
 
+  /**
+   * Sets every table's id counter back to where a new database has it, so that after `clear()`
+   * and `load()` the next record gets the id it would get on a fresh database (MySQL's
+   * AUTO_INCREMENT; SQLite's sqlite_sequence, kept by AUTOINCREMENT tables). The tables must be
+   * empty. On MySQL each ALTER TABLE commits on its own.
+   */
+  async resetIds(): Promise<void> {
+    if (this.dataSource.driver.options.type === 'mysql') {
+      // On an empty InnoDB table the counter becomes 1; loading explicit ids moves it past them.
+      for (const table of TABLES)
+        await this.dataSource.query(`ALTER TABLE ${this.q(table)} AUTO_INCREMENT = 1`);
+      return;
+    }
+    const [sequence] = await this.dataSource.query(
+      "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'",
+    );
+    if (Number(sequence.n) === 0) return;
+    await this.dataSource.query(
+      `DELETE FROM sqlite_sequence WHERE name IN (${TABLES.map(() => '?').join(', ')})`,
+      TABLES,
+    );
+  }
+
   async load(options: DemoDataOptions = {}): Promise<void> {
     const rnd = random(20240501);
     const users: Row[] = [];

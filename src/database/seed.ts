@@ -1,6 +1,7 @@
 /**
  * `npm run seed [-- --reset] [-- --marbles N]`: loads the demo data into the database that
- * DATABASE_URL names. Refuses to touch a database that has data unless --reset is given.
+ * DATABASE_URL names. Refuses to touch a database that has data unless --reset is given, which
+ * deletes every row and sets the id counters back, so the ids are those of a fresh database.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/configuration';
@@ -8,13 +9,36 @@ import { dataSourceOptions } from './data-source-options';
 import { DemoData } from './demo-data';
 import { openDatabase } from './migrate';
 
+const USAGE = `Usage: npm run seed -- [options]
+
+Loads the demo data into the database the environment variable DATABASE_URL names (default
+sqlite:data/records.sqlite), migrating it first. A database that has data is left alone
+unless --reset is given.
+
+Options:
+  --reset        delete every row first and set the id counters back: the ids are those of a
+                 fresh database (the next record created gets the same id as there)
+  --marbles N    number of marbles, 0 to 50000000 (default 120); 1000000 for benchmarks
+  -h, --help     print this help and exit
+`;
+
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      reset: { type: 'boolean', default: false },
-      marbles: { type: 'string', default: '120' },
-    },
-  });
+  let values: { reset?: boolean; marbles?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: {
+        reset: { type: 'boolean', default: false },
+        marbles: { type: 'string', default: '120' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    throw new Error(`${(error as Error).message} (see npm run seed -- --help)`);
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const marbles = Number(values.marbles);
   if (!Number.isInteger(marbles) || marbles < 0 || marbles > 50_000_000) {
     throw new Error(`--marbles must be a whole number up to 50000000, got "${values.marbles}"`);
@@ -30,6 +54,7 @@ async function main() {
       process.stderr.write('Deleting existing rows...\n');
       await demo.clear();
     }
+    if (values.reset) await demo.resetIds();
     const started = Date.now();
     await demo.load({ marbles, progress: progressBar() });
     process.stderr.write(

@@ -30,6 +30,7 @@ const READY: Schema = {
   },
   xml: { name: 'hash' },
 };
+import { Lifecycle } from './lifecycle';
 
 @Controller('health')
 export class HealthController {
@@ -38,6 +39,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     private readonly sql: SqlDatabase,
+    private readonly lifecycle: Lifecycle,
   ) {}
 
   /** The process is up and serving. */
@@ -62,16 +64,17 @@ export class HealthController {
   }
 
   /**
-   * The database answers: 503 otherwise, so a load balancer stops sending traffic. With read
-   * replicas, the body also tells where each stands; a replica that is down or behind does not
-   * make the service unready (its reads go to the primary).
+   * The database answers and the process is not stopping: 503 otherwise, so a load balancer
+   * stops sending traffic. With read replicas, the body also tells where each stands; a replica
+   * that is down or behind does not make the service unready (its reads go to the primary).
    */
   @Get('ready')
   @PlainOperation({
     tag: TAG,
     operationId: 'ready',
     summary: 'The database answers',
-    description: 'A 503 with `Retry-After` when it does not.',
+    description:
+      'A 503 with `Retry-After` when it does not, and a 503 once the service is stopping.',
     write: false,
     success: [
       200,
@@ -88,6 +91,7 @@ export class HealthController {
     ],
   })
   async ready() {
+    if (this.lifecycle.draining) throw new ApiError(503, 'The service is shutting down.');
     const checks: HealthIndicatorFunction[] = [
       () => this.database.pingCheck('database', { timeout: 2000 }),
     ];

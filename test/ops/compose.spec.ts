@@ -1,6 +1,8 @@
 /**
- * The container wiring, checked as text: docker-compose.yml (parsed with `yaml`) and the
- * Dockerfile. No Docker needed; `docker-compose config -q` runs too where that tool is installed.
+ * The container wiring, checked as text: docker-compose.yml (parsed with `yaml`, its `${VAR:-default}`
+ * references filled in as compose fills them from the environment and `.env`), the database-port
+ * override, .dockerignore and the Dockerfile. No Docker needed; `docker-compose config -q` runs
+ * too where that tool is installed.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,12 +25,40 @@ interface Service {
   profiles?: string[];
   command?: string | string[];
   deploy?: { replicas?: number };
+  restart?: string;
+  stop_grace_period?: string;
 }
 
-const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+interface Compose {
   services: Record<string, Service>;
   volumes?: Record<string, unknown>;
-};
+}
+
+/**
+ * Compose's interpolation: `${NAME:-default}` (default when unset or empty), `${NAME-default}`
+ * (when unset), `${NAME}`, and `$$` for a literal `$`. A bare `$NAME` is refused, to keep the file
+ * to the explicit forms.
+ */
+function interpolate(text: string, env: Record<string, string>): string {
+  return text.replace(
+    /\$\$|\$\{(\w+)(?:(:?-)([^}]*))?\}|\$(\w+)/g,
+    (whole, name?: string, op?: string, fallback?: string, bare?: string) => {
+      if (whole === '$$') return '$';
+      if (bare) throw new Error(`bare $${bare} in a compose file: write \${${bare}}`);
+      const value = env[name!];
+      if (op === ':-') return value ? value : fallback!;
+      if (op === '-') return value !== undefined ? value : fallback!;
+      if (value === undefined) throw new Error(`\${${name}} has no default`);
+      return value;
+    },
+  );
+}
+
+function loadCompose(file: string, env: Record<string, string> = {}): Compose {
+  return parse(interpolate(readFileSync(join(ROOT, file), 'utf8'), env)) as Compose;
+}
+
+const compose = loadCompose('docker-compose.yml');
 const db = compose.services?.db ?? {};
 const api = compose.services?.api ?? {};
 
@@ -124,6 +154,92 @@ describe('docker-compose.yml', () => {
   it('should publish port 3000 on 3000 and have the api listen there', () => {
     expect((api.ports ?? []).map(String)).toEqual(['3000:3000']);
     expect(environment(api).PORT ?? '3000').toBe('3000');
+  });
+
+  it('should take the host port from API_PORT and the credentials from variables (.env), the same in every place', () => {
+    const env = {
+      API_PORT: '8080',
+      MYSQL_DATABASE: 'shop',
+      MYSQL_USER: 'shopper',
+      MYSQL_PASSWORD: 's3cret-pw',
+      MYSQL_ROOT_PASSWORD: 'r00t-pw',
+    };
+    const set = loadCompose('docker-compose.yml', env);
+    const setDb = set.services.db;
+    const setApi = set.services.api;
+    expect((setApi.ports ?? []).map(String)).toEqual(['8080:3000']);
+    expect(environment(setDb)).toEqual({
+      MYSQL_DATABASE: 'shop',
+      MYSQL_USER: 'shopper',
+      MYSQL_PASSWORD: 's3cret-pw',
+      MYSQL_ROOT_PASSWORD: 'r00t-pw',
+    });
+    expect(environment(setApi).DATABASE_URL).toBe('mysql://shopper:s3cret-pw@db:3306/shop');
+    const check = setDb.healthcheck!.test as string[];
+    expect(check).toContain('--user=shopper');
+    expect(check).toContain('--password=s3cret-pw');
+    // Unset or empty: the defaults, the values the file had before it read variables.
+    expect(environment(db)).toEqual({
+      MYSQL_DATABASE: 'records',
+      MYSQL_USER: 'records',
+      MYSQL_PASSWORD: 'records',
+      MYSQL_ROOT_PASSWORD: 'records-root',
+    });
+    expect(loadCompose('docker-compose.yml', { API_PORT: '' })).toEqual(compose);
+    // The scale profile's services take the same credentials.
+    const replica = environment(set.services['db-replica']);
+    expect(replica).toMatchObject({
+      MYSQL_DATABASE: 'shop',
+      MYSQL_USER: 'shopper',
+      MYSQL_PASSWORD: 's3cret-pw',
+      PRIMARY_ROOT_PASSWORD: 'r00t-pw',
+    });
+    expect(environment(set.services['api-scaled'])).toMatchObject({
+      DATABASE_URL: 'mysql://shopper:s3cret-pw@db:3306/shop',
+      DATABASE_REPLICA_URLS: 'mysql://shopper:s3cret-pw@db-replica:3306/shop',
+    });
+  });
+
+  it('should list the variables compose reads in .env.example', () => {
+    const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
+    const text = ['docker-compose.yml', 'docker-compose.db-port.yml']
+      .map((f) => readFileSync(join(ROOT, f), 'utf8'))
+      .join('\n');
+    const names = new Set([...text.matchAll(/\$\{(\w+)/g)].map((m) => m[1]));
+    expect([...names].sort()).toEqual([
+      'API_PORT',
+      'DB_PORT',
+      'MYSQL_DATABASE',
+      'MYSQL_PASSWORD',
+      'MYSQL_ROOT_PASSWORD',
+      'MYSQL_USER',
+      'REPLICATION_PASSWORD',
+    ]);
+    for (const name of names) expect(example).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+  });
+
+  it('should not publish the database port unless asked, and publish it on 127.0.0.1:DB_PORT with the override', () => {
+    expect(db.ports).toBeUndefined();
+    const byDefault = loadCompose('docker-compose.db-port.yml');
+    expect(byDefault).toEqual({ services: { db: { ports: ['127.0.0.1:3306:3306'] } } });
+    const chosen = loadCompose('docker-compose.db-port.yml', { DB_PORT: '13306' });
+    expect(chosen.services.db.ports).toEqual(['127.0.0.1:13306:3306']);
+  });
+
+  it('should restart every failing service a limited number of times (on-failure:N), not forever', () => {
+    for (const service of Object.values(compose.services)) {
+      expect(service.restart).toMatch(/^on-failure:\d+$/);
+      const tries = Number(service.restart!.split(':')[1]);
+      expect(tries).toBeGreaterThanOrEqual(1);
+      expect(tries).toBeLessThanOrEqual(10);
+    }
+  });
+
+  it('should give every API service more time to stop than the default SHUTDOWN_TIMEOUT', () => {
+    for (const name of ['api', 'api-scaled']) {
+      const grace = /^(\d+)s$/.exec(compose.services[name].stop_grace_period ?? '10s')!;
+      expect([name, Number(grace[1])]).toEqual([name, loadConfig({}).shutdownTimeout + 5]);
+    }
   });
 
   it('should load the demo data', () => {
@@ -258,33 +374,50 @@ describe('Dockerfile', () => {
     if (/^FROM\s/i.test(line)) stages.push([]);
     stages[stages.length - 1]?.push(line);
   }
-  const build = stages[0] ?? [];
+  const named = (name: string) =>
+    stages.find((stage) => new RegExp(`^FROM\\s+\\S+\\s+AS\\s+${name}$`, 'i').test(stage[0])) ?? [];
+  const toolchain = named('toolchain');
+  const build = named('build');
+  const deps = named('deps');
   const final = stages[stages.length - 1] ?? [];
-  const buildName = /^FROM\s+\S+\s+AS\s+(\S+)/i.exec(build[0] ?? '')?.[1];
   const of = (stage: string[], keyword: string) =>
     stage.filter((line) => new RegExp(`^${keyword}\\s`, 'i').test(line));
 
-  it('should be multi-stage: two FROM node:20-slim, the first one named', () => {
+  it('should be multi-stage on node:26-slim: a toolchain, build and deps on it, and the final stage', () => {
     expect(instructions.filter((l) => /^FROM\s/i.test(l))).toEqual([
-      `FROM node:20-slim AS ${buildName}`,
-      'FROM node:20-slim',
+      'FROM node:26-slim AS toolchain',
+      'FROM toolchain AS build',
+      'FROM toolchain AS deps',
+      'FROM node:26-slim',
     ]);
-    expect(buildName).toMatch(/^\w+$/);
   });
 
-  it('should install from the lockfile, build, and drop dev dependencies in the build stage', () => {
-    const runs = of(build, 'RUN').join('\n');
+  it('should install from the lockfile and build in the build stage', () => {
+    const runs = of(toolchain, 'RUN').concat(of(build, 'RUN')).join('\n');
     expect(runs).toMatch(/\bnpm ci\b/);
     expect(runs).toMatch(/\bnpm run build\b/);
-    expect(runs).toMatch(/\bnpm prune --omit=dev\b|\bnpm ci\b[^\n]*--omit=dev\b/);
-    expect(of(build, 'COPY').join('\n')).toContain('package-lock.json');
+    expect(of(toolchain, 'COPY').join('\n')).toContain('package-lock.json');
+  });
+
+  it('should install the production dependencies without dev and optional ones (no TypeScript) in the deps stage', () => {
+    const runs = of(deps, 'RUN');
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatch(/^RUN npm ci --omit=dev --omit=optional --no-audit --no-fund(\s|$)/);
+    // Whatever else it does, it does to better-sqlite3's folder only (test/ops/start-sequence.js
+    // runs these lines and checks that the addon still loads).
+    const rest = runs[0]
+      .split('&&')
+      .slice(1)
+      .map((c) => c.trim());
+    expect(rest[0]).toBe('cd node_modules/better-sqlite3');
+    for (const command of rest.slice(1)) expect(command).toMatch(/^rm -rf(\s+[\w./]+)+$/);
   });
 
   it('should copy into the build stage only files that exist and that .dockerignore lets through', () => {
     const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
       .split(/\r?\n/)
       .filter(Boolean);
-    for (const line of of(build, 'COPY')) {
+    for (const line of of(toolchain, 'COPY').concat(of(build, 'COPY'))) {
       const parts = line
         .split(/\s+/)
         .slice(1)
@@ -294,23 +427,23 @@ describe('Dockerfile', () => {
         expect(ignored).not.toContain(source);
       }
     }
-    for (const must of ['node_modules', 'dist', '.env', '.git', 'test'])
+    for (const must of ['node_modules', 'dist', '.env', '.git', 'test', 'test-output', 'coverage'])
       expect(ignored).toContain(must);
   });
 
-  it('should copy only package.json, production node_modules and dist from the build stage into the final stage', () => {
+  it('should copy only package.json and node_modules of the deps stage and dist of the build stage into the final stage', () => {
     const copies = of(final, 'COPY').concat(of(final, 'ADD'));
-    expect(copies.length).toBeGreaterThan(0);
     const sources: string[] = [];
     for (const line of copies) {
-      expect(line).toMatch(new RegExp(`^COPY\\s.*--from=${buildName}\\b`));
+      const from = /^COPY\s.*--from=(\w+)\b/.exec(line)?.[1];
       const parts = line
         .split(/\s+/)
         .slice(1)
         .filter((p) => !p.startsWith('--'));
-      sources.push(...parts.slice(0, -1).map((s) => s.replace(/^\/app\//, '').replace(/\/$/, '')));
+      for (const source of parts.slice(0, -1))
+        sources.push(`${from}:${source.replace(/^\/app\//, '').replace(/\/$/, '')}`);
     }
-    expect(sources.sort()).toEqual(['dist', 'node_modules', 'package.json']);
+    expect(sources.sort()).toEqual(['build:dist', 'deps:node_modules', 'deps:package.json']);
   });
 
   it('should run as the unprivileged node user in the final stage', () => {
@@ -332,7 +465,7 @@ describe('Dockerfile', () => {
     expect(checks).toHaveLength(1);
     expect(checks[0]).toMatch(/\sCMD\s/);
     expect(checks[0]).toContain('/health/ready');
-    expect(checks[0]).not.toMatch(/\bcurl\b|\bwget\b/); // node:20-slim has neither
+    expect(checks[0]).not.toMatch(/\bcurl\b|\bwget\b/); // node:26-slim has neither
   });
 
   it('should start with CMD node dist/main.js', () => {

@@ -34,6 +34,10 @@ describe('invalid configuration', () => {
     ['DEMO_DATA', 'maybe'],
     ['API_TOKEN', 'short'],
     ['SHUTDOWN_TIMEOUT', 'soon'],
+    ['HEADERS_TIMEOUT', '0'],
+    ['HEADERS_TIMEOUT', '30'], // longer than REQUEST_TIMEOUT's default of 20
+    ['REQUEST_TIMEOUT', 'slow'],
+    ['KEEP_ALIVE_TIMEOUT', '-5'],
     ['TRUST_PROXY', 'perhaps'],
   ])(
     'should stop with exit code 1 and one stderr line naming %s when it is "%s"',

@@ -2,8 +2,10 @@
 /**
  * The container image's start sequence, outside Docker (see the Dockerfile):
  *
- *   build stage:   npm ci --no-audit --no-fund; npm run build; npm prune --omit=dev
- *   final stage:   package.json, node_modules and dist only; NODE_ENV=production node dist/main.js
+ *   build stage:   npm ci --no-audit --no-fund; npm run build
+ *   deps stage:    npm ci --omit=dev --omit=optional (run beside the build, as BuildKit does)
+ *   final stage:   package.json and node_modules of deps, dist of build;
+ *                  NODE_ENV=production node dist/main.js
  *
  * The sources are the repository's files as they are in the working tree (tracked ones, plus new
  * files git does not ignore, so uncommitted work is what gets tested), copied to a scratch
@@ -11,6 +13,8 @@
  * server named by OPS_MYSQL_URL or TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306), created
  * first and dropped at the end, as docker-compose runs it. Each check prints `ok` or `not ok`; the
  * last line is `start sequence: N passed, N failed`. Bounded: fails after 10 minutes in all.
+ * It runs on the Node that runs it (`.ci/run` runs it on the image's Node line too); npm settings
+ * `npm_config_nodedir` and `npm_config_build_from_source` are passed on to the installs.
  *
  *   node test/ops/start-sequence.js            (KEEP_START_SEQUENCE=1 keeps the scratch directory)
  */
@@ -224,6 +228,20 @@ function withTimeout(promise, ms, message) {
   ]).finally(() => clearTimeout(timer));
 }
 
+/** The Dockerfile's instructions, continuation lines joined and comments dropped, by stage. */
+function dockerfileStages() {
+  const text = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\r?\n/g, ' ');
+  const stages = {};
+  let current;
+  for (const line of text.split(/\r?\n/).map((l) => l.trim())) {
+    if (line === '' || line.startsWith('#')) continue;
+    const from = /^FROM\s+\S+(?:\s+AS\s+(\S+))?/i.exec(line);
+    if (from) stages[(current = from[1] || 'final')] = [];
+    else if (current) stages[current].push(line);
+  }
+  return stages;
+}
+
 /** The Dockerfile's HEALTHCHECK command (exec form), as an argv. */
 function healthcheckArgv() {
   const text = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\r?\n/g, ' ');
@@ -260,9 +278,47 @@ async function installDependencies(buildDir, buildEnv) {
   }
 }
 
+/** npm settings the installs keep: where the Node headers are (for better-sqlite3), and so on. */
+const KEPT_NPM_SETTINGS = [
+  'npm_config_update_notifier',
+  'npm_config_nodedir',
+  'npm_config_build_from_source',
+];
+
+/** Dependencies that must not reach the final stage: dev ones, and TypeScript by any path. */
+const NOT_IN_IMAGE = [
+  'jest',
+  '@nestjs/cli',
+  '@nestjs/testing',
+  'ts-jest',
+  'supertest',
+  'prettier',
+  'typescript',
+  'ts-node',
+];
+
+/** Size of a directory tree in bytes (files as stored, hard links once). */
+function treeBytes(dir) {
+  const seen = new Set();
+  let total = 0;
+  const walk = (at) => {
+    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      const stat = fs.lstatSync(full);
+      if (seen.has(stat.ino)) continue;
+      seen.add(stat.ino);
+      if (entry.isDirectory()) walk(full);
+      else total += stat.blocks * 512;
+    }
+  };
+  walk(dir);
+  return total;
+}
+
 async function main() {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'records-start-'));
   const buildDir = path.join(scratch, 'build');
+  const depsDir = path.join(scratch, 'deps');
   const appDir = path.join(scratch, 'app');
   const database = `records_start_${randomBytes(4).toString('hex')}`;
   // The build runs as in the image's build stage: no NODE_ENV (npm ci installs dev dependencies).
@@ -273,7 +329,7 @@ async function main() {
   };
   delete buildEnv.NODE_ENV;
   for (const name of Object.keys(buildEnv))
-    if (name.startsWith('npm_') && name !== 'npm_config_update_notifier') delete buildEnv[name];
+    if (name.startsWith('npm_') && !KEPT_NPM_SETTINGS.includes(name)) delete buildEnv[name];
   let server;
   let databaseCreated = false;
 
@@ -298,43 +354,66 @@ async function main() {
       check(!fs.existsSync(path.join(buildDir, 'node_modules')), 'node_modules was copied');
       return `${n} files`;
     })) &&
-    (await installDependencies(buildDir, buildEnv)) &&
-    (await step('npm run build', async () => {
-      await run('npm', ['run', 'build'], { cwd: buildDir, env: buildEnv });
-      check(fs.existsSync(path.join(buildDir, 'dist', 'main.js')), 'dist/main.js was not built');
-    })) &&
-    (await step('npm prune --omit=dev', async () => {
-      await run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], {
-        cwd: buildDir,
-        env: buildEnv,
-      });
-      for (const dev of [
-        'jest',
-        '@nestjs/cli',
-        '@nestjs/testing',
-        'ts-jest',
-        'supertest',
-        'prettier',
-      ]) {
-        check(
-          !fs.existsSync(path.join(buildDir, 'node_modules', dev)),
-          `dev dependency ${dev} is still installed`,
-        );
-      }
-      for (const prod of ['@nestjs/core', 'mysql2', 'better-sqlite3', 'pino']) {
-        check(
-          fs.existsSync(path.join(buildDir, 'node_modules', prod)),
-          `dependency ${prod} was pruned`,
-        );
-      }
-    })) &&
-    (await step('final stage: package.json, node_modules and dist only', () => {
+    // The build and deps stages, side by side.
+    (
+      await Promise.all([
+        (async () =>
+          (await installDependencies(buildDir, buildEnv)) &&
+          (await step('npm run build', async () => {
+            await run('npm', ['run', 'build'], { cwd: buildDir, env: buildEnv });
+            check(
+              fs.existsSync(path.join(buildDir, 'dist', 'main.js')),
+              'dist/main.js was not built',
+            );
+          })))(),
+        step(
+          "deps stage: the Dockerfile's RUN lines (npm ci --omit=dev --omit=optional)",
+          async () => {
+            fs.mkdirSync(depsDir);
+            for (const file of ['package.json', 'package-lock.json'])
+              fs.copyFileSync(path.join(buildDir, file), path.join(depsDir, file));
+            const runs = (dockerfileStages().deps || []).filter((l) => /^RUN\s/i.test(l));
+            check(runs.length > 0, 'the Dockerfile has no RUN in a stage named deps');
+            for (const line of runs) {
+              // The npm cache is warm from the build stage's install.
+              const command = line
+                .replace(/^RUN\s+/i, '')
+                .replace(/\bnpm ci\b/g, 'npm ci --prefer-offline');
+              await run('sh', ['-c', command], { cwd: depsDir, env: buildEnv });
+            }
+            for (const absent of NOT_IN_IMAGE) {
+              check(
+                !fs.existsSync(path.join(depsDir, 'node_modules', absent)),
+                `${absent} is installed`,
+              );
+            }
+            for (const prod of ['@nestjs/core', 'mysql2', 'better-sqlite3', 'pino', 'typeorm']) {
+              check(
+                fs.existsSync(path.join(depsDir, 'node_modules', prod)),
+                `dependency ${prod} is missing`,
+              );
+            }
+          },
+        ),
+      ])
+    ).every(Boolean) &&
+    (await step('final stage: package.json and node_modules of deps, dist of build', () => {
       fs.mkdirSync(appDir);
-      for (const entry of ['package.json', 'node_modules', 'dist']) {
-        fs.renameSync(path.join(buildDir, entry), path.join(appDir, entry));
-      }
+      for (const entry of ['package.json', 'node_modules'])
+        fs.renameSync(path.join(depsDir, entry), path.join(appDir, entry));
+      fs.renameSync(path.join(buildDir, 'dist'), path.join(appDir, 'dist'));
       fs.mkdirSync(path.join(appDir, 'data'));
       fs.rmSync(buildDir, { recursive: true, force: true });
+      fs.rmSync(depsDir, { recursive: true, force: true });
+      const mb = treeBytes(path.join(appDir, 'node_modules')) / 1e6;
+      // The trimmed better-sqlite3 still loads (the server below runs on MySQL).
+      const sqlite = spawnSync(
+        process.execPath,
+        ['-e', "new (require('better-sqlite3'))(':memory:').prepare('SELECT 1').get()"],
+        { cwd: appDir, encoding: 'utf8' },
+      );
+      check(sqlite.status === 0, `better-sqlite3 does not load: ${sqlite.stderr}`);
+      return `node_modules ${mb.toFixed(1)} MB on Node ${process.versions.node}`;
     })) &&
     (await step(`create database ${database}`, async () => {
       await mysqlQuery(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
