@@ -302,7 +302,7 @@ export const INDEX: Describe = ({ resource, paginator, paths }) => {
       {
         name: ORDERING_PARAM,
         in: 'query',
-        description: `Comma-separated fields, \`-\` for descending; one of: ${[...paths.keys()].join(', ')}. Unknown names are ignored; ties are broken by id.`,
+        description: `Comma-separated fields, \`-\` for descending; one of: ${[...paths.keys()].join(', ')}. Unknown names are ignored; ties are broken by id in the direction of the last field (none after a unique one).`,
         schema: { type: 'string' },
         example: '-id',
       },
