@@ -2,9 +2,7 @@
  * WEB_CONCURRENCY=2: two worker processes share the port, both serve requests, and SIGTERM
  * drains both and exits 0. A worker that fails to start stops the service.
  */
-import { cleanup, ServerProcess, sqliteUrl, startServer } from './process';
-
-afterAll(cleanup);
+import { ServerProcess, sqliteUrl, startServer } from './process';
 
 const START = 60_000;
 

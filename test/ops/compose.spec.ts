@@ -9,11 +9,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ENVIRONMENT_VARIABLES, loadConfig } from '../sources';
-import { PROCESS_TIMEOUT, ROOT } from './process';
+import { ROOT } from './process';
 
 // The docker-compose check may take its time where the tool is installed.
-jest.setTimeout(PROCESS_TIMEOUT);
-
 interface Service {
   image?: string;
   build?: string | { context: string; dockerfile?: string };

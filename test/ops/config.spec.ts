@@ -4,12 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, freePort, PROCESS_TIMEOUT, scratchDir, sqliteUrl, startServer } from './process';
-
-// Every test and hook here starts a server: none may fail on Jest's default of 5 s.
-jest.setTimeout(PROCESS_TIMEOUT);
-
-afterAll(cleanup);
+import { freePort, scratchDir, sqliteUrl, startServer } from './process';
 
 /** Starts the server with `env`: it must stop with exit code 1 and one line on stderr, returned. */
 async function refusedWith(env: Record<string, string>): Promise<string> {

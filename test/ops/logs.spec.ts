@@ -2,19 +2,7 @@
  * Logs of the compiled server: JSON lines on stdout, one access line per request carrying the
  * request id that the response echoes, and LOG_LEVEL filtering.
  */
-import {
-  cleanup,
-  LogEntry,
-  PROCESS_TIMEOUT,
-  ServerProcess,
-  sqliteUrl,
-  startServer,
-} from './process';
-
-// Every test and hook here starts a server: none may fail on Jest's default of 5 s.
-jest.setTimeout(PROCESS_TIMEOUT);
-
-afterAll(cleanup);
+import { LogEntry, ServerProcess, sqliteUrl, startServer } from './process';
 
 const accessLine = (path: string, status?: number) => (e: LogEntry) =>
   e.req?.path === path && e.res !== undefined && (status === undefined || e.res.status === status);

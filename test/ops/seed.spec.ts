@@ -2,14 +2,10 @@
  * `npm run seed` (the compiled dist/database/seed.js): --help, bad options, and --reset giving
  * the ids of a fresh database on SQLite (test/ops/mysql/seed-reset.spec.ts does it on MySQL).
  */
-import { cleanup, PROCESS_TIMEOUT, sqliteUrl } from './process';
+import { sqliteUrl } from './process';
 import { createRecords, FRESH_IDS, seed } from './seed-ids';
 
 // Every test here runs the seed script or the server: none may fail on Jest's 5 s default.
-jest.setTimeout(PROCESS_TIMEOUT);
-
-afterAll(cleanup);
-
 describe('npm run seed', () => {
   it('should print its options on --help and -h and exit 0 without touching a database', async () => {
     for (const flag of ['--help', '-h']) {

@@ -10,19 +10,7 @@
  */
 import { Agent, ClientRequest, IncomingMessage, request } from 'node:http';
 import { connect, Socket } from 'node:net';
-import {
-  cleanup,
-  PROCESS_TIMEOUT,
-  ServerProcess,
-  sqliteUrl,
-  startServer,
-  waitFor,
-} from './process';
-
-// Every test and hook here starts a server: none may fail on Jest's default of 5 s.
-jest.setTimeout(PROCESS_TIMEOUT);
-
-afterAll(cleanup);
+import { ServerProcess, sqliteUrl, startServer, waitFor } from './process';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SIGTERM_LOGGED = 'SIGTERM: finishing in-flight requests';

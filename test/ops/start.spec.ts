@@ -9,20 +9,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import {
   assertBuilt,
-  cleanup,
   freePort,
   MAIN,
-  PROCESS_TIMEOUT,
   scratchDir,
   ServerProcess,
   sqliteUrl,
   startServer,
 } from './process';
-
-// Every test and hook here starts a server: none may fail on Jest's default of 5 s.
-jest.setTimeout(PROCESS_TIMEOUT);
-
-afterAll(cleanup);
 
 const START_LINE =
   /^Listening on http:\/\/localhost:(\d+) \(API: http:\/\/localhost:\1\/api\/demo\/, http:\/\/localhost:\1\/api\/plain\/; docs: http:\/\/localhost:\1\/api\/docs\/; database: (.+)\)$/;

@@ -9,20 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import {
-  cleanup,
-  PROCESS_TIMEOUT,
-  scratchDir,
-  ServerProcess,
-  sqliteUrl,
-  startServer,
-  waitFor,
-} from './process';
-
-// Every test and hook here starts a server: none may fail on Jest's default of 5 s.
-jest.setTimeout(PROCESS_TIMEOUT);
-
-afterAll(cleanup);
+import { scratchDir, ServerProcess, sqliteUrl, startServer, waitFor } from './process';
 
 /** A span as the OTLP JSON encoding has it (the fields used here). */
 interface OtlpSpan {

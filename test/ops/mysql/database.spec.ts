@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import { cleanup, LogEntry, PROCESS_TIMEOUT, startServer } from '../process';
+import { cleanup, LogEntry, startServer } from '../process';
 
 const serverUrl = process.env.OPS_MYSQL_URL;
 if (!serverUrl) {
@@ -19,8 +19,6 @@ if (!serverUrl) {
 }
 
 // Every test and hook here starts servers or waits on them: none may fail on Jest's 5 s default.
-jest.setTimeout(PROCESS_TIMEOUT);
-
 const suffix = randomBytes(4).toString('hex');
 const database = `records_ops_db_${suffix}`;
 const user = `records_lock_${suffix}`;

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import { cleanup, PROCESS_TIMEOUT } from '../process';
+import { cleanup } from '../process';
 import { createRecords, FRESH_IDS, seed } from '../seed-ids';
 
 const serverUrl = process.env.OPS_MYSQL_URL;
@@ -18,8 +18,6 @@ if (!serverUrl) {
 }
 
 // Every test here runs the seed script or the server: none may fail on Jest's 5 s default.
-jest.setTimeout(PROCESS_TIMEOUT);
-
 const databases: string[] = [];
 
 async function admin(sql: string): Promise<void> {

@@ -10,17 +10,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { caughtUp, MariaDbServer, PASSWORD, startPair, USER } from '../../../scripts/mariadb-pair';
-import {
-  cleanup,
-  PROCESS_TIMEOUT,
-  scratchDir,
-  ServerProcess,
-  startServer,
-  waitFor,
-} from '../process';
+import { cleanup, scratchDir, ServerProcess, startServer, waitFor } from '../process';
 import { Nginx } from './nginx';
-
-jest.setTimeout(PROCESS_TIMEOUT);
 
 /** Seconds: the suite runs with the defaults, named here for the deadlines below. */
 const MAX_LAG = 5;
