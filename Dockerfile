@@ -40,4 +40,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Migrations run at start under a database lock, so several replicas may start at once.
 # SIGTERM (docker stop) drains the requests in flight within SHUTDOWN_TIMEOUT (default 10 s).
-CMD ["node", "dist/main.js"]
+# The V8 heap settings of `npm start` (README "Memory"): a 512 MiB heap limit, which also makes
+# V8 grow the heap in small steps, and 8 MiB young-generation semi-spaces.
+CMD ["node", "--max-old-space-size=512", "--max-semi-space-size=8", "dist/main.js"]

@@ -6,15 +6,20 @@
  * content type. The ratio of the service to it is what the service's own middleware, interceptor
  * and rendering cost on a request that does no database work.
  *
+ * With BARE_NEST_INTERCEPTOR=1 the app has one global interceptor that hands the handler's result
+ * on untouched (`next.handle()`): the least any application whose responses go through a Nest
+ * interceptor pays, as this service's do (its envelope and XML are a global interceptor). The
+ * benchmark runs it as a second ping reference, to show that floor beside the bare app.
+ *
  * Plain JavaScript, no build: decorators are applied by calling them.
  *
- * Environment: PORT (default 3102), HOST (default 127.0.0.1).
+ * Environment: PORT (default 3102), HOST (default 127.0.0.1), BARE_NEST_INTERCEPTOR.
  */
 'use strict';
 
 require('reflect-metadata');
 const { Controller, Get, Module } = require('@nestjs/common');
-const { NestFactory } = require('@nestjs/core');
+const { APP_INTERCEPTOR, NestFactory } = require('@nestjs/core');
 
 const PORT = Number(process.env.PORT || 3102);
 const HOST = process.env.HOST || '127.0.0.1';
@@ -32,8 +37,20 @@ Reflect.decorate(
 );
 Controller('api/demo/emails')(PingController);
 
+class PassThroughInterceptor {
+  intercept(_context, next) {
+    return next.handle();
+  }
+}
+
 class AppModule {}
-Module({ controllers: [PingController] })(AppModule);
+Module({
+  controllers: [PingController],
+  providers:
+    process.env.BARE_NEST_INTERCEPTOR === '1'
+      ? [{ provide: APP_INTERCEPTOR, useClass: PassThroughInterceptor }]
+      : [],
+})(AppModule);
 
 async function main() {
   const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });

@@ -173,6 +173,20 @@ const children = new Set();
 const LOG_KEPT = 32 * 1024;
 
 /**
+ * The Node flags the service runs with: those of `npm start` (package.json), which the image's
+ * CMD repeats (test/ops/compose.spec.ts checks they agree), so that the benchmarks measure the
+ * service as it ships.
+ */
+function serviceNodeFlags() {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const words = scripts.start.split(/\s+/);
+  if (words[0] !== 'node' || words[words.length - 1] !== 'dist/main.js') {
+    throw fail(`package.json: "start" is not "node [flags] dist/main.js": ${scripts.start}`);
+  }
+  return words.slice(1, -1);
+}
+
+/**
  * Starts `node ARGS`. Its output is kept as a short ring of buffers, never decoded until an error
  * needs it: the service logs a line per request, and this process must stay idle under load.
  */
@@ -453,6 +467,7 @@ module.exports = {
   quiesce,
   seed,
   seedBudgetMs,
+  serviceNodeFlags,
   startChild,
   logTail,
   stopChild,

@@ -20,9 +20,10 @@
  * For each size:
  *  1. Creates the benchmark database if it is missing and seeds it
  *     (`node dist/database/seed.js --reset --marbles N`).
- *  2. Starts the servers on 127.0.0.1: the service (`node dist/main.js`, port 3100) and its
+ *  2. Starts the servers on 127.0.0.1: the service (as `npm start` runs it, port 3100) and its
  *     references: bench/baseline.js (node:http + mysql2 written by hand, port 3101) and, for the
- *     ping scenario, bench/bare-nest.js (a bare Nest 11 + Express 5 app, port 3102). The large
+ *     ping scenario, bench/bare-nest.js (a bare Nest 11 + Express 5 app, port 3102, and the same
+ *     with one pass-through global interceptor, port 3106: the second ping row). The large
  *     size adds a second service (port 3103) and baseline (port 3104) started with
  *     PAGE_TOTAL_COUNT=false, for the scenarios without a total count.
  *  3. Checks that the service and its reference answer every scenario with the same status,
@@ -102,6 +103,13 @@ const SERVERS = {
     probe: '/api/demo/emails/ping',
     env: {},
   },
+  bareNestInterceptor: {
+    label: 'Nest + int.',
+    script: path.join(__dirname, 'bare-nest.js'),
+    port: 3106,
+    probe: '/api/demo/emails/ping',
+    env: { BARE_NEST_INTERCEPTOR: '1' },
+  },
   serviceNoCount: {
     label: 'service',
     script: path.join(ROOT, 'dist/main.js'),
@@ -134,6 +142,13 @@ const SMALL_SCENARIOS = [
   { name: 'one marble', path: '/api/demo/marbles/42' },
   { name: 'movies list', path: '/api/plain/movies' },
   { name: 'ping', path: '/api/demo/emails/ping', reference: 'bareNest' },
+  // The floor of any app rendering through a Nest interceptor (see bench/bare-nest.js).
+  {
+    name: 'ping, vs Nest + interceptor',
+    path: '/api/demo/emails/ping',
+    reference: 'bareNestInterceptor',
+    framework: true,
+  },
 ].map((s) => ({ service: 'service', reference: 'baseline', ...s }));
 
 const LARGE_QUERIES = [
@@ -200,7 +215,10 @@ function loadSettings() {
       marbles: smallMarbles,
       connections: lib.positiveInt('BENCH_CONNECTIONS', 10, 1000),
       scenarios: replicaVsPrimary
-        ? SMALL_SCENARIOS.map((s) => ({ ...s, reference: 'servicePrimary' }))
+        ? SMALL_SCENARIOS.filter((s) => !s.framework).map((s) => ({
+            ...s,
+            reference: 'servicePrimary',
+          }))
         : SMALL_SCENARIOS,
     });
   }
@@ -294,12 +312,15 @@ async function replicasCaughtUp(settings, running) {
 }
 
 function serverArgs(script, name, settings) {
-  if (!settings.cpuProf) return [script];
+  // The service runs as `npm start` runs it; the references with Node's defaults.
+  const flags = script === SERVERS.service.script ? lib.serviceNodeFlags() : [];
+  if (!settings.cpuProf) return [...flags, script];
   fs.mkdirSync(PROFILE_DIR, { recursive: true });
   fs.rmSync(path.join(PROFILE_DIR, `${name}.cpuprofile`), { force: true });
   // The service re-raises SIGTERM after its shutdown hooks, and a process killed by a signal
   // writes no profile: exit normally on SIGTERM instead.
   return [
+    ...flags,
     '--cpu-prof',
     `--cpu-prof-dir=${PROFILE_DIR}`,
     `--cpu-prof-name=${name}.cpuprofile`,

@@ -3,7 +3,7 @@
  * `npm run soak`: the service under steady load for a bounded time, watching its memory.
  *
  *  1. Seeds the benchmark database with SOAK_MARBLES marbles unless it already holds that many.
- *  2. Starts the service (`node dist/main.js`, port SOAK_PORT) on it.
+ *  2. Starts the service (as `npm start` runs it, port SOAK_PORT) on it.
  *  3. Measures its capacity on a mix of read routes (wrk, SOAK_CAPACITY_SECONDS, as fast as it
  *     answers), then runs the same mix at SOAK_LOAD_PERCENT of that rate (paced by bench/soak.lua,
  *     since wrk2 is not packaged) for SOAK_MINUTES, one wrk run per minute.
@@ -98,7 +98,11 @@ async function main() {
     DEMO_DATA: 'false',
     PORT: String(settings.port),
   };
-  const service = lib.startChild(`service (port ${settings.port})`, [mainScript], env);
+  const service = lib.startChild(
+    `service (port ${settings.port})`,
+    [...lib.serviceNodeFlags(), mainScript],
+    env,
+  );
   let ok = false;
   try {
     await lib.waitUntilAnswering(service, settings.port, '/api/demo/marbles/1', 90_000);

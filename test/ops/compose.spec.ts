@@ -466,12 +466,23 @@ describe('Dockerfile', () => {
     expect(checks[0]).not.toMatch(/\bcurl\b|\bwget\b/); // node:26-slim has neither
   });
 
-  it('should start with CMD node dist/main.js', () => {
+  it('should start with CMD node dist/main.js, with the V8 flags of npm start', () => {
     const cmds = of(final, 'CMD');
     expect(cmds).toHaveLength(1);
     const cmd = cmds[0].replace(/^CMD\s+/i, '');
     const argv = cmd.startsWith('[') ? JSON.parse(cmd) : cmd.split(/\s+/);
-    expect(argv).toEqual(['node', 'dist/main.js']);
+    const start = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        scripts: { start: string };
+      }
+    ).scripts.start;
+    expect(argv.join(' ')).toBe(start);
+    expect(argv).toEqual([
+      'node',
+      '--max-old-space-size=512',
+      '--max-semi-space-size=8',
+      'dist/main.js',
+    ]);
     expect(of(final, 'ENTRYPOINT')).toEqual([]);
   });
 
