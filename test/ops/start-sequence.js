@@ -5,7 +5,7 @@
  *   build stage:   npm ci --no-audit --no-fund; npm run build
  *   deps stage:    npm ci --omit=dev --omit=optional (run beside the build, as BuildKit does)
  *   final stage:   package.json and node_modules of deps, dist of build;
- *                  NODE_ENV=production node dist/main.js
+ *                  NODE_ENV=production, and its CMD (node, V8 flags, dist/main.js)
  *
  * The sources are the repository's files as they are in the working tree (tracked ones, plus new
  * files git does not ignore, so uncommitted work is what gets tested), copied to a scratch
@@ -179,7 +179,9 @@ async function mysqlQuery(sql) {
 
 /** The server process, with its output kept for the report. */
 function startServer(cwd, env) {
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  const [command, ...args] = dockerfileArgv('CMD');
+  check(command === 'node', `CMD runs ${command}, not node`);
+  const child = spawn(process.execPath, args, {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -242,13 +244,16 @@ function dockerfileStages() {
   return stages;
 }
 
-/** The Dockerfile's HEALTHCHECK command (exec form), as an argv. */
-function healthcheckArgv() {
+/** The exec-form argv of the Dockerfile's (last) CMD, or of its HEALTHCHECK's CMD. */
+function dockerfileArgv(instruction) {
   const text = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\r?\n/g, ' ');
-  const line = text.split(/\r?\n/).find((l) => /^\s*HEALTHCHECK\s/i.test(l));
-  check(line, 'the Dockerfile has no HEALTHCHECK');
-  const json = line.slice(line.indexOf('['));
-  return JSON.parse(json);
+  const pattern = new RegExp(`^\\s*${instruction}\\s`, 'i');
+  const line = text
+    .split(/\r?\n/)
+    .filter((l) => pattern.test(l))
+    .pop();
+  check(line, `the Dockerfile has no ${instruction}`);
+  return JSON.parse(line.slice(line.indexOf('[')));
 }
 
 /**
@@ -437,12 +442,12 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     server = startServer(appDir, env);
 
-    const up = await step('node dist/main.js becomes ready (/health/ready)', () =>
+    const up = await step("the Dockerfile's CMD becomes ready (/health/ready)", () =>
       waitReady(server, `${base}/health/ready`, 120_000),
     );
     if (up) {
       await step("the Dockerfile's HEALTHCHECK command passes", async () => {
-        const [command, ...args] = healthcheckArgv();
+        const [command, ...args] = dockerfileArgv('HEALTHCHECK');
         check(command === 'node', `HEALTHCHECK runs ${command}, not node`);
         await run(process.execPath, args, { cwd: appDir, env });
       });
