@@ -143,10 +143,23 @@ async function quiesce(db, limitMs) {
   return Date.now() - started;
 }
 
-/** `node dist/database/seed.js --reset --marbles N` (deterministic data). */
+/**
+ * A fresh database with `node dist/database/seed.js --reset --marbles N` (deterministic data).
+ * The database is dropped and created first, not emptied: a million deleted rows would leave
+ * InnoDB purging in the background and the tables' files and statistics those of the old size,
+ * and both servers would then be measured against a database busy with itself. Afterwards every
+ * table is analyzed, so that the planner's statistics describe the rows just loaded.
+ */
 async function seed(db, marbles) {
   const seedScript = path.join(ROOT, 'dist/database/seed.js');
   if (!fs.existsSync(seedScript)) throw fail('dist/ is missing: run `npm run build` first');
+  const server = await connect(db, false);
+  try {
+    await server.query(`DROP DATABASE IF EXISTS \`${db.database}\``);
+  } finally {
+    await server.end().catch(() => undefined);
+  }
+  await createDatabase(db);
   const child = startChild('seed', [seedScript, '--reset', '--marbles', String(marbles)], {
     DATABASE_URL: db.mysqlUrl,
   });
@@ -158,6 +171,17 @@ async function seed(db, marbles) {
     throw fail(
       `seeding failed (${signal ? `killed by ${signal}` : `exit code ${code}`}):\n${logTail(child)}`,
     );
+  }
+  const connection = await connect(db, true);
+  try {
+    const [tables] = await connection.query(
+      "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'",
+      [db.database],
+    );
+    const names = tables.map((t) => `\`${t.name}\``).join(', ');
+    await connection.query(`ANALYZE TABLE ${names}`);
+  } finally {
+    await connection.end().catch(() => undefined);
   }
 }
 
