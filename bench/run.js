@@ -18,8 +18,9 @@
  *   node bench/run.js --reuse           skip seeding when the database already holds N marbles
  *
  * For each size:
- *  1. Creates the benchmark database if it is missing and seeds it
- *     (`node dist/database/seed.js --reset --marbles N`).
+ *  1. Drops and creates the benchmark database, seeds it
+ *     (`node dist/database/seed.js --reset --marbles N`) and analyzes its tables; with --reuse,
+ *     a database that already holds N marbles is kept as it is.
  *  2. Starts the servers on 127.0.0.1: the service (as `npm start` runs it, port 3100) and its
  *     references: bench/baseline.js (node:http + mysql2 written by hand, port 3101) and, for the
  *     ping scenario, bench/bare-nest.js (a bare Nest 11 + Express 5 app, port 3102, and the same
