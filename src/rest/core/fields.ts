@@ -59,6 +59,8 @@ export interface ScalarField {
   searchable: boolean;
   /** Digits after the point, for decimals. */
   scale?: number;
+  /** A key of its table: unique and never NULL (the members of references declare it). */
+  key?: boolean;
   write?: WriteRules;
 }
 
@@ -99,6 +101,7 @@ interface ScalarOptions {
   rendered?: boolean;
   searchable?: boolean;
   scale?: number;
+  key?: boolean;
   write?: WriteRules;
 }
 
@@ -111,6 +114,7 @@ function scalar(type: ScalarType) {
     rendered: options.rendered ?? true,
     searchable: options.searchable ?? false,
     scale: options.scale,
+    key: options.key,
     write: options.write,
   });
 }
@@ -127,10 +131,10 @@ export function foreignKey(name: string, table: string, write: WriteRules = {}):
 }
 
 /** `{id, login}` of a user, the shape every user reference has. */
-export const userSummary = (): ScalarField[] => [integer('id'), string('login')];
+export const userSummary = (): ScalarField[] => [integer('id'), string('login', { key: true })];
 
 /** `{id, name}` of a genre. */
-export const genreSummary = (): ScalarField[] => [integer('id'), string('name')];
+export const genreSummary = (): ScalarField[] => [integer('id'), string('name', { key: true })];
 
 export function reference(
   name: string,

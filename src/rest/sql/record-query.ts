@@ -6,7 +6,8 @@
  *
  * Statements per list request: one COUNT on the root table (joined only to what the filters
  * name), one page query with the to-one joins, and one query per to-many relation for the whole
- * page.
+ * page. A page ordered by a key of a referenced table (`user.login`) finds its ids first by
+ * walking indexes (reference-walk.ts: a few statements more), then reads those rows.
  */
 import { hash } from 'node:crypto';
 import { CollectionField, ReferenceField, ScalarField, ScalarType } from '../core/fields';
@@ -17,6 +18,7 @@ import { ResourceDefinition } from '../core/resource';
 import { Selection } from '../core/selection';
 import { canonicalDecimal, isoTimestamp } from '../core/values';
 import { Row, SqlDatabase } from './port';
+import { ReferenceWalk } from './reference-walk';
 
 export type ApiRecord = Record<string, unknown>;
 
@@ -95,6 +97,8 @@ export class RecordQuery {
   private readonly idColumn: string;
   /** The root table, quoted. */
   private readonly table: string;
+  /** Orderings by a key of a referenced table, read by walking indexes, by path. */
+  private readonly walks = new Map<string, ReferenceWalk>();
 
   constructor(
     private readonly resource: ResourceDefinition,
@@ -134,9 +138,29 @@ export class RecordQuery {
           ` LEFT JOIN ${quote(field.table)} ${alias}` +
           ` ON ${column(alias, field.targetColumn)} = ${column(ROOT, field.rootColumn)}`;
         const selects: string[] = [];
+        // Where the record holds the referenced row's id, filters and orderings on that id use
+        // the record's own column (and its index), without the join; a key of the referenced
+        // table is ordered by walking both indexes (reference-walk.ts).
+        const holdsId = field.targetColumn === 'id';
         const members = field.fields.map((sub) => {
           const expression = column(alias, sub.column);
-          this.addPath(`${field.name}.${sub.name}`, sub.type, expression, join);
+          const path = `${field.name}.${sub.name}`;
+          if (holdsId && sub.column === 'id') {
+            this.addPath(path, sub.type, column(ROOT, field.rootColumn));
+          } else {
+            this.addPath(path, sub.type, expression, join);
+          }
+          if (holdsId && sub.key) {
+            const walk = new ReferenceWalk(db, {
+              from: this.countFrom.slice('FROM '.length),
+              id: this.idColumn,
+              foreignKey: column(ROOT, field.rootColumn),
+              table: quote(field.table),
+              targetId: quote('id'),
+              key: quote(sub.column),
+            });
+            this.walks.set(path, walk);
+          }
           return { key: sub.name, read: readerFor(sub.type, selectColumn(expression, selects)) };
         });
         this.parts.push({
@@ -220,28 +244,57 @@ export class RecordQuery {
     const plan = this.planOf(selection);
     const where = this.where(query);
     const order = this.orderBy(query.ordering);
-    const countJoins = [...where.joins].join('');
-    let sql: string;
+    const walk = window && query.ordering.length === 1 && this.walks.get(query.ordering[0].path);
+    const [records, count] = await Promise.all([
+      walk
+        ? this.walkedPage(walk, query.ordering[0].descending, plan, where, order, window)
+        : this.select(plan, this.pageSql(plan, where, order, window), where.parameters, 'index'),
+      withCount ? this.count(where) : undefined,
+    ]);
+    return { records, count };
+  }
+
+  private pageSql(plan: Plan, where: Where, order: OrderBy, window: PageWindow | null): string {
     if (window && window.offset > 0) {
       const keyJoins = [...new Set([...where.joins, ...order.joins])].join('');
       const keys = `SELECT ${this.idColumn} AS id ${this.countFrom}${keyJoins}${where.sql}${order.sql}${limit(window)}`;
-      sql =
+      return (
         `${plan.selectList} FROM (${keys}) k JOIN ${this.table} ${ROOT} ON ${this.idColumn} = k.id` +
-        `${joinsOf(plan, order.joins)}${order.sql}`;
-    } else {
-      const joins = joinsOf(plan, order.joins, where.joins);
-      sql = `${plan.selectList} ${this.countFrom}${joins}${where.sql}${order.sql}${limit(window)}`;
+        `${joinsOf(plan, order.joins)}${order.sql}`
+      );
     }
-    const [records, counted] = await Promise.all([
-      this.select(plan, sql, where.parameters, 'index'),
-      withCount
-        ? this.db.query(
-            `SELECT COUNT(*) AS n ${this.countFrom}${countJoins}${where.sql}`,
-            where.parameters,
-          )
-        : undefined,
-    ]);
-    return { records, count: counted ? Number(counted[0].n) : undefined };
+    const joins = joinsOf(plan, order.joins, where.joins);
+    return `${plan.selectList} ${this.countFrom}${joins}${where.sql}${order.sql}${limit(window)}`;
+  }
+
+  /** A page in the order of a key of a referenced table: its ids by the walk, then its rows. */
+  private async walkedPage(
+    walk: ReferenceWalk,
+    descending: boolean,
+    plan: Plan,
+    where: Where,
+    order: OrderBy,
+    window: PageWindow,
+  ): Promise<ApiRecord[]> {
+    const filter = {
+      sql: where.conditions,
+      parameters: where.parameters,
+      joins: [...where.joins].join(''),
+    };
+    const ids = await walk.pageIds(filter, window, descending);
+    if (ids.length === 0) return [];
+    const sql =
+      `${plan.selectList} ${this.countFrom}${joinsOf(plan, order.joins)}` +
+      ` WHERE ${this.idColumn} IN (${placeholders(ids.length)})${order.sql}`;
+    return this.select(plan, sql, ids, 'index');
+  }
+
+  private async count(where: Where): Promise<number> {
+    const [row] = await this.db.query(
+      `SELECT COUNT(*) AS n ${this.countFrom}${[...where.joins].join('')}${where.sql}`,
+      where.parameters,
+    );
+    return Number(row.n);
   }
 
   async findById(id: number, selection?: Selection): Promise<ApiRecord | undefined> {
@@ -319,7 +372,7 @@ export class RecordQuery {
     });
   }
 
-  private where(query: ListQuery) {
+  private where(query: ListQuery): Where {
     const clauses: string[] = [];
     const parameters: unknown[] = [];
     const joins = new Set<string>();
@@ -333,7 +386,8 @@ export class RecordQuery {
       clauses.push(this.search.sql);
       for (let i = 0; i < this.search.parameters; i++) parameters.push(pattern);
     }
-    return { sql: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', parameters, joins };
+    const conditions = clauses.join(' AND ');
+    return { sql: conditions ? ` WHERE ${conditions}` : '', conditions, parameters, joins };
   }
 
   private condition(column: PathColumn, filter: Filter, parameters: unknown[]): string {
@@ -368,7 +422,7 @@ export class RecordQuery {
    * in the direction of the last term: one index on a column, which ends on the primary key,
    * then serves both directions. (MariaDB will not read a unique index for `name, id`.)
    */
-  private orderBy(ordering: Ordering[]): { sql: string; joins: string[] } {
+  private orderBy(ordering: Ordering[]): OrderBy {
     const joins: string[] = [];
     const terms = ordering.map((o) => {
       const column = this.columns.get(o.path)!;
@@ -380,6 +434,23 @@ export class RecordQuery {
     }
     return { sql: ` ORDER BY ${terms.join(', ')}`, joins };
   }
+}
+
+/** ` ORDER BY …` and the joins its terms need. */
+interface OrderBy {
+  sql: string;
+  joins: string[];
+}
+
+/** A list request's filters and search, as SQL. */
+interface Where {
+  /** ` WHERE a AND b`, or ''. */
+  sql: string;
+  /** `a AND b`, or ''. */
+  conditions: string;
+  parameters: unknown[];
+  /** The joins the conditions need. */
+  joins: Set<string>;
 }
 
 function mapRow(slots: Slot[], row: Row): ApiRecord {
