@@ -6,6 +6,7 @@ import { shapeEntitiesFor } from './entity-dialects';
 import { Init1732000000000 } from './migrations/1732000000000-init';
 import { OrderingIndexes1763800000000 } from './migrations/1763800000000-ordering-indexes';
 import { SafeWrites1763900000000 } from './migrations/1763900000000-safe-writes';
+import { DescriptionKey1764000000000 } from './migrations/1764000000000-description-key';
 
 /** The part of better-sqlite3's Database used here. */
 interface SqliteDatabase {
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   Init1732000000000,
   OrderingIndexes1763800000000,
   SafeWrites1763900000000,
+  DescriptionKey1764000000000,
 ];
 
 /**

@@ -20,7 +20,8 @@
  *   indexes, hence its generated column `primary_user_id`, which SQLite does not have.
  * - Decimals are ordered by their numeric value, `CAST(price AS REAL)`, and indexed by that
  *   expression, which TypeORM can neither declare nor read: the index is left out of its
- *   synchronization, and the drift test compares its definition itself.
+ *   synchronization, and the drift test compares its definition itself. So is the index on
+ *   `substr(description, 1, 100)`, where MySQL has the generated column `description_key`.
  * - Integer columns are `int`, but for the AUTOINCREMENT ids, which SQLite requires to be
  *   `integer`. TypeORM's SQLite driver spells them all `integer` (it renames `int`, and gives a
  *   foreign key the type of the id it references), yet creates a migration's `int` as written.
@@ -60,6 +61,7 @@ interface Variant {
 const SQLITE_INDEXES: Record<string, Partial<Args>> = {
   uq_emails_primary_user_id: { columns: ['user_id'], where: '"is_primary" = 1' },
   idx_marbles_price: { synchronize: false },
+  idx_marbles_description_key: { columns: ['description'], synchronize: false },
 };
 
 /** No ON UPDATE clause: TypeORM writes none, and compares none, for an empty action. */

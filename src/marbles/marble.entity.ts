@@ -1,10 +1,11 @@
-import { Column, Unique } from 'typeorm';
+import { Column, Index, Unique } from 'typeorm';
 import { EntityWith, OrderIndexes, VersionedRow } from '../database/entity-parts';
 import { User } from '../users/user.entity';
 
 /** `user_id`: the owner, if any (kept when the owner goes, as NULL). */
 @EntityWith('marbles', { column: 'user_id', target: () => User, onDelete: 'SET NULL' })
 @Unique('UQ_5e66af4260cca76d38c847c3655', ['name'])
+@Index('idx_marbles_description_key', ['description_key'])
 @OrderIndexes(
   'marbles',
   'radius_mm',
@@ -36,6 +37,22 @@ export class Marble extends VersionedRow {
 
   @Column({ type: 'text' })
   description: string;
+
+  /**
+   * The description's first 100 characters, under an index that orders by the description
+   * (src/rest/sql/walks.ts): MySQL indexes no TEXT whole. Computed by the database, never written;
+   * SQLite has no such column and indexes the expression instead (entity-dialects.ts).
+   */
+  @Column({
+    type: 'varchar',
+    length: 100,
+    nullable: true,
+    generatedType: 'VIRTUAL',
+    asExpression: 'LEFT(`description`, 100)',
+    insert: false,
+    update: false,
+  })
+  description_key?: string | null;
 
   /** No route sets it; the interface document leaves a picture's shape open. */
   @Column({ type: 'varchar', length: 255, nullable: true })

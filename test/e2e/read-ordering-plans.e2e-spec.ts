@@ -5,8 +5,9 @@
  * database itself. A reference's id (`user.id`) is ordered by the record's own foreign key; a key
  * of the referenced table (`user.login`) by the walk of src/rest/sql/reference-walk.ts, whose
  * statements each read along an index, and whose pages are those of the plain join and sort.
- * Exceptions, documented in README "Large tables": `description` (TEXT) and a reference the
- * record does not hold (an e-mail's `billing_user`).
+ * A long text (`description`) is read along an index on its first characters. Exception,
+ * documented in README "Large tables": a reference the record does not hold (an e-mail's
+ * `billing_user`).
  */
 import { scalarFields, SqlDatabase, EMAILS, MARBLES, PHONE_NUMBERS } from '../sources';
 import { TestApp, useApp } from './harness';
@@ -16,8 +17,10 @@ const ROWS = 30_000;
 /** Enough users for both databases to read them along the login's index rather than sort them. */
 const USERS = 3_000;
 
-/** Columns no index orders: README "Large tables" gives what ordering by them costs. */
-const UNINDEXED: Record<string, string[]> = { marbles: ['description'] };
+/** Columns ordered through an index on their first characters (walks.ts, PrefixWalk). */
+const PREFIXED: Record<string, string[]> = { marbles: ['description'] };
+/** A run of descriptions that share their first 100 characters, the indexed prefix. */
+const SHARED_PREFIX = 'x'.repeat(100);
 
 function seedRows() {
   const at = (i: number) => `2024-0${1 + (i % 9)}-1${i % 10} 12:00:0${i % 10}.${i % 1000}`;
@@ -31,7 +34,8 @@ function seedRows() {
     created_at: at(i),
     updated_at: at(i + 1),
     user_id: i % 5 === 0 ? null : 1 + (i % USERS),
-    description: `about ${i}`,
+    // Empty ones (a run of ties by id), and every 11th in a run whose order is not the ids'.
+    description: i % 7 === 0 ? '' : i % 11 === 0 ? `${SHARED_PREFIX}${ROWS - i}` : `about ${i}`,
     picture: i % 4 === 0 ? null : `p${i % 97}.png`,
   }));
   const emails = Array.from({ length: ROWS }, (_, i) => ({
@@ -98,7 +102,7 @@ describe('read side: orderings served by an index', () => {
 
   const orderings = [MARBLES, EMAILS, PHONE_NUMBERS].flatMap((resource) =>
     [...scalarFields(resource).map((field) => field.name), ...heldReferences(resource).ids]
-      .filter((name) => !(UNINDEXED[resource.plural] ?? []).includes(name))
+      .filter((name) => !(PREFIXED[resource.plural] ?? []).includes(name))
       .flatMap((name) => [name, `-${name}`])
       .map((ordering) => [resource.path, ordering] as const),
   );
@@ -206,6 +210,64 @@ describe('read side: orderings served by an index', () => {
             sql: scan.sql,
             sorts: false,
             steps,
+          });
+        }
+      }
+    },
+    60_000,
+  );
+
+  it.each(['description', '-description'])(
+    'should read /api/demo/marbles?ordering=%s along the prefix index, in the order of the text',
+    async (ordering) => {
+      const descending = ordering.startsWith('-');
+      const direction = descending ? 'DESC' : 'ASC';
+      // Where the run sharing the full prefix starts and ends, in this direction.
+      const [{ n: below }] = await t.query(
+        `SELECT COUNT(*) AS n FROM marbles WHERE description ${descending ? '>' : '<'} ?`,
+        [SHARED_PREFIX],
+      );
+      const [{ n: run }] = await t.query(
+        'SELECT COUNT(*) AS n FROM marbles WHERE description > ?',
+        [SHARED_PREFIX],
+      );
+      const start = Number(below);
+      const end = start + Number(run);
+      // Page 1, a deep page, pages across the run's start and end, and one inside it.
+      const pages = [start, end, (start + end) / 2].map(
+        (at) => Math.floor(Math.min(at, ROWS - 1) / 30) + 1,
+      );
+      for (const page of [...new Set([1, 50, ...pages])]) {
+        const query = `ordering=${ordering}&page=${page}&page_size=30`;
+        const statements = await statementsOf(t, `/api/demo/marbles?${query}`);
+        const expected = await t.query(
+          `SELECT id FROM marbles ORDER BY description ${direction}, id ${direction}` +
+            ` LIMIT 30 OFFSET ${(page - 1) * 30}`,
+        );
+        const { body } = await t.http().get(`/api/demo/marbles?${query}`).expect(200);
+        expect({ query, ids: body.results.map((r: { id: number }) => r.id) }).toEqual({
+          query,
+          ids: expected.map((r) => Number(r.id)),
+        });
+
+        // The page is read along the prefix's index, unsorted; a run crossing its edges along
+        // the same index (sorting that run only); then the page's rows by id.
+        const reads = statements.filter((s) => !/^SELECT COUNT\(\*\) AS n FROM \S+ t$/.test(s.sql));
+        const pageRead = reads.pop()!;
+        expect(pageRead.sql).toMatch(/WHERE t\.\S+ IN \(\?(, \?)*\) ORDER BY/);
+        const [scan, ...runs] = reads;
+        const scanned = await plan(t, scan);
+        expect({ page, sorts: scanned.sorts, steps: scanned.plan }).toEqual({
+          page,
+          sorts: false,
+          steps: scanned.plan,
+        });
+        for (const statement of runs) {
+          const { plan: steps } = await plan(t, statement);
+          expect({ page, sql: statement.sql, steps }).toEqual({
+            page,
+            sql: statement.sql,
+            steps: expect.stringContaining('idx_marbles_description_key'),
           });
         }
       }

@@ -142,7 +142,7 @@ type Extra = Partial<TableColumnOptions>;
  * A binary, NO PAD collation, so that `'Opal'` and `'Opal '` are different values as on SQLite:
  * MariaDB and MySQL 8 name it differently.
  */
-async function binaryCollation(queryRunner: QueryRunner): Promise<string> {
+export async function binaryCollation(queryRunner: QueryRunner): Promise<string> {
   const [{ version }] = await queryRunner.query('SELECT VERSION() AS version');
   return String(version).includes('MariaDB') ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
 }

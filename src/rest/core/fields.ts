@@ -61,7 +61,18 @@ export interface ScalarField {
   scale?: number;
   /** A key of its table: unique and never NULL (the members of references declare it). */
   key?: boolean;
+  /**
+   * A text too long to index whole (never NULL), ordered through an index on its first `length`
+   * characters: on MySQL the generated column `column` holds them, on SQLite the index is on
+   * `substr(<its column>, 1, length)`.
+   */
+  prefixKey?: PrefixKey;
   write?: WriteRules;
+}
+
+export interface PrefixKey {
+  column: string;
+  length: number;
 }
 
 /** A to-one relation rendered as a nested object, e.g. a marble's `user`. */
@@ -102,6 +113,7 @@ interface ScalarOptions {
   searchable?: boolean;
   scale?: number;
   key?: boolean;
+  prefixKey?: PrefixKey;
   write?: WriteRules;
 }
 
@@ -115,6 +127,7 @@ function scalar(type: ScalarType) {
     searchable: options.searchable ?? false,
     scale: options.scale,
     key: options.key,
+    prefixKey: options.prefixKey,
     write: options.write,
   });
 }

@@ -6,8 +6,9 @@
  *
  * Statements per list request: one COUNT on the root table (joined only to what the filters
  * name), one page query with the to-one joins, and one query per to-many relation for the whole
- * page. A page ordered by a key of a referenced table (`user.login`) finds its ids first by
- * walking indexes (reference-walk.ts: a few statements more), then reads those rows.
+ * page. A page ordered by a key of a referenced table (`user.login`) or by a long text
+ * (`description`) finds its ids first by walking indexes (walks.ts: a few statements more),
+ * then reads those rows.
  */
 import { hash } from 'node:crypto';
 import { CollectionField, ReferenceField, ScalarField, ScalarType } from '../core/fields';
@@ -18,7 +19,7 @@ import { ResourceDefinition } from '../core/resource';
 import { Selection } from '../core/selection';
 import { canonicalDecimal, isoTimestamp } from '../core/values';
 import { Row, SqlDatabase } from './port';
-import { ReferenceWalk } from './reference-walk';
+import { PageWalk, PrefixWalk, ReferenceWalk } from './walks';
 
 export type ApiRecord = Record<string, unknown>;
 
@@ -97,8 +98,8 @@ export class RecordQuery {
   private readonly idColumn: string;
   /** The root table, quoted. */
   private readonly table: string;
-  /** Orderings by a key of a referenced table, read by walking indexes, by path. */
-  private readonly walks = new Map<string, ReferenceWalk>();
+  /** Orderings read by walking indexes (walks.ts), by path. */
+  private readonly walks = new Map<string, PageWalk>();
 
   constructor(
     private readonly resource: ResourceDefinition,
@@ -122,6 +123,20 @@ export class RecordQuery {
       if (field.kind === 'scalar') {
         const expression = column(ROOT, field.column);
         this.addPath(field.name, field.type, expression);
+        const prefix = field.prefixKey;
+        if (prefix) {
+          const walk = new PrefixWalk(db, {
+            from: this.countFrom.slice('FROM '.length),
+            id: this.idColumn,
+            column: expression,
+            key:
+              db.dialect === 'mysql'
+                ? column(ROOT, prefix.column)
+                : `substr(${expression}, 1, ${prefix.length})`,
+            length: prefix.length,
+          });
+          this.walks.set(field.name, walk);
+        }
         if (field.write?.unique && field.write.required) this.uniquePaths.add(field.name);
         if (field.rendered) {
           const selects: string[] = [];
@@ -140,7 +155,7 @@ export class RecordQuery {
         const selects: string[] = [];
         // Where the record holds the referenced row's id, filters and orderings on that id use
         // the record's own column (and its index), without the join; a key of the referenced
-        // table is ordered by walking both indexes (reference-walk.ts).
+        // table is ordered by walking both indexes (walks.ts).
         const holdsId = field.targetColumn === 'id';
         const members = field.fields.map((sub) => {
           const expression = column(alias, sub.column);
@@ -267,9 +282,9 @@ export class RecordQuery {
     return `${plan.selectList} ${this.countFrom}${joins}${where.sql}${order.sql}${limit(window)}`;
   }
 
-  /** A page in the order of a key of a referenced table: its ids by the walk, then its rows. */
+  /** A page in an order a walk reads: its ids by the walk, then its rows. */
   private async walkedPage(
-    walk: ReferenceWalk,
+    walk: PageWalk,
     descending: boolean,
     plan: Plan,
     where: Where,

@@ -162,9 +162,12 @@ describe('RecordQuery', () => {
       ['nothing', {}, '', ' ORDER BY t."id" ASC', []],
       [
         'the owner',
-        { filters: [filter('user.login', 'eq', 'ann')], ordering: [order('user.id', true)] },
+        {
+          filters: [filter('user.login', 'eq', 'ann')],
+          ordering: [order('user.login', true), order('id', true)],
+        },
         `${SQLITE_JOIN} WHERE r0."login" = ?`,
-        ' ORDER BY r0."id" DESC, t."id" DESC',
+        ' ORDER BY r0."login" DESC, t."id" DESC',
         ['ann'],
       ],
     ])(
@@ -224,10 +227,18 @@ describe('RecordQuery', () => {
     });
 
     it('should join the owner, once, when filters name it', async () => {
-      const filters = [filter('user.login', 'eq', 'ann'), filter('user.id', 'gt', 2)];
+      const filters = [filter('user.login', 'eq', 'ann'), filter('user.login', 'lt', 'bob')];
       expect(await countOf({ filters })).toStrictEqual({
-        sql: `${SQLITE_COUNT}${SQLITE_JOIN} WHERE r0."login" = ? AND r0."id" > ?`,
-        parameters: ['ann', 2],
+        sql: `${SQLITE_COUNT}${SQLITE_JOIN} WHERE r0."login" = ? AND r0."login" < ?`,
+        parameters: ['ann', 'bob'],
+      });
+    });
+
+    it("should filter the owner's id by the record's own foreign key, without the join", async () => {
+      const filters = [filter('user.id', 'gt', 2), filter('user.id', 'eq', null)];
+      expect(await countOf({ filters })).toStrictEqual({
+        sql: `${SQLITE_COUNT} WHERE t."user_id" > ? AND t."user_id" IS NULL`,
+        parameters: [2],
       });
     });
   });
