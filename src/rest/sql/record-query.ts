@@ -116,7 +116,8 @@ export class RecordQuery {
 
     this.idColumn = column(ROOT, 'id');
     this.table = quote(resource.table);
-    this.countFrom = `FROM ${this.table} ${ROOT}`;
+    const from = `${this.table} ${ROOT}`;
+    this.countFrom = `FROM ${from}`;
 
     let references = 0;
     for (const field of resource.fields) {
@@ -126,7 +127,7 @@ export class RecordQuery {
         const prefix = field.prefixKey;
         if (prefix) {
           const walk = new PrefixWalk(db, {
-            from: this.countFrom.slice('FROM '.length),
+            from,
             id: this.idColumn,
             column: expression,
             key:
@@ -167,7 +168,7 @@ export class RecordQuery {
           }
           if (holdsId && sub.key) {
             const walk = new ReferenceWalk(db, {
-              from: this.countFrom.slice('FROM '.length),
+              from,
               id: this.idColumn,
               foreignKey: column(ROOT, field.rootColumn),
               table: quote(field.table),
