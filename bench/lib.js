@@ -210,12 +210,52 @@ function serviceNodeFlags() {
   return words.slice(1, -1);
 }
 
+let serverNodePath;
+
 /**
- * Starts `node ARGS`. Its output is kept as a short ring of buffers, never decoded until an error
+ * The Node the servers (and the seed) run on: BENCH_NODE, a path to a `node` binary or `machine`
+ * for the Node running this script; by default the image's line (the Dockerfile's
+ * node:<major>-slim), which scripts/image-node.sh installs into .ci/tools once. The figures are
+ * then those of the runtime the service ships on: Node 20 and 22 run Nest and Express about
+ * three times slower than Node 24 and 26 do, and a hand-written node:http server only a little
+ * slower, so the ratios depend on the line.
+ */
+function serverNode() {
+  if (serverNodePath !== undefined) return serverNodePath;
+  const wanted = process.env.BENCH_NODE;
+  if (wanted === 'machine') {
+    serverNodePath = process.execPath;
+  } else if (wanted) {
+    if (!fs.existsSync(wanted)) throw fail(`BENCH_NODE=${wanted}: no such file`);
+    serverNodePath = wanted;
+  } else {
+    const script = path.join(ROOT, 'scripts/image-node.sh');
+    const result = spawnSync('bash', [script], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    if (result.status !== 0) {
+      throw fail(
+        "cannot install the image's Node line (scripts/image-node.sh); " +
+          'BENCH_NODE=machine runs the servers on this Node instead',
+      );
+    }
+    serverNodePath = result.stdout.trim();
+  }
+  return serverNodePath;
+}
+
+/** `node --version` of the servers' Node. */
+function serverNodeVersion() {
+  return spawnSync(serverNode(), ['--version'], { encoding: 'utf8' }).stdout.trim();
+}
+
+/**
+ * Starts `node ARGS` (the servers' Node: serverNode). Its output is kept as a short ring of buffers, never decoded until an error
  * needs it: the service logs a line per request, and this process must stay idle under load.
  */
 function startChild(name, args, env) {
-  const proc = spawn(process.execPath, args, {
+  const proc = spawn(serverNode(), args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -492,6 +532,8 @@ module.exports = {
   seed,
   seedBudgetMs,
   serviceNodeFlags,
+  serverNode,
+  serverNodeVersion,
   startChild,
   logTail,
   stopChild,

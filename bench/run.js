@@ -66,6 +66,10 @@
  *                             the ten functions with the most self time in each (profiles are
  *                             kept in $TMPDIR/records-bench-profiles/, for Chrome DevTools)
  *   BENCH_WRK                 the wrk binary, default `wrk` from the PATH (apt-get install wrk)
+ *   BENCH_NODE                the servers' Node: a path to a node binary, or `machine` for the
+ *                             Node running this script; default the image's line (the
+ *                             Dockerfile's node:<major>-slim, which scripts/image-node.sh
+ *                             installs into .ci/tools once from the npm registry)
  *   LOG_LEVEL                 passed to the service (default info: an access line per request)
  */
 'use strict';
@@ -776,7 +780,8 @@ async function main() {
   const budget = settings.sizes.reduce((ms, size) => ms + sizeBudgetMs(settings, size), 60_000);
   lib.watchdog('bench', budget);
   console.log(
-    `${wrk}; ${os.cpus().length} cores; sizes: ${settings.sizes.map((s) => s.name).join(', ')}`,
+    `${wrk}; ${os.cpus().length} cores; servers on Node ${lib.serverNodeVersion()} ` +
+      `(${lib.serverNode()}); sizes: ${settings.sizes.map((s) => s.name).join(', ')}`,
   );
   let ok = true;
   for (const size of settings.sizes) ok = (await runSize(settings, size)) && ok;

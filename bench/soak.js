@@ -27,7 +27,8 @@
  *   SOAK_MARBLES              marbles in the database, default 10000
  *   SOAK_PORT                 port of the service, default 3110 (out of the way of npm run bench)
  *   BENCH_MYSQL_URL           as for npm run bench (loopback, a database named *bench*)
- *   BENCH_WRK, LOG_LEVEL      as for npm run bench
+ *   BENCH_WRK, BENCH_NODE,    as for npm run bench (by default the service runs on the image's
+ *   LOG_LEVEL                 Node line)
  */
 'use strict';
 
@@ -121,7 +122,9 @@ async function main() {
       });
     };
 
-    console.log(`${wrk}; service pid ${pid}, RSS ${mib(lib.rssKiB(pid))} MiB after start`);
+    console.log(
+      `${wrk}; Node ${lib.serverNodeVersion()}; service pid ${pid}, RSS ${mib(lib.rssKiB(pid))} MiB after start`,
+    );
     await load(0, 5); // warm-up
     const capacity = await load(0, settings.capacitySeconds);
     const rate = Math.max(1, Math.round((capacity.rps * settings.loadPercent) / 100));
