@@ -427,7 +427,7 @@ async function movies() {
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-function send(res, status, type, body) {
+function send(res, { status, type, body }) {
   res.writeHead(status, {
     Vary: 'Accept',
     'Content-Type': type,
@@ -436,59 +436,79 @@ function send(res, status, type, body) {
   res.end(body);
 }
 
-const notFound = (res, message = 'Not found.') =>
-  send(res, 404, JSON_TYPE, JSON.stringify({ message }));
+const json = (status, body) => ({ status, type: JSON_TYPE, body });
+const notFound = (message = 'Not found.') => json(404, JSON.stringify({ message }));
 
 const ROUTE = /^\/api\/(demo|plain)\/([a-z_]+)(?:\/([^/.]+))?\/?(?:\.(json|xml))?$/;
 
-async function handle(req, res) {
+/** The answer to a request: `{ status, type, body }`. */
+async function answer(req) {
+  try {
+    return await route(req);
+  } catch (error) {
+    if (error instanceof NotImplemented)
+      return json(501, JSON.stringify({ message: error.message }));
+    throw error;
+  }
+}
+
+async function route(req) {
   const queryAt = req.url.indexOf('?');
   const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
   const query = queryAt === -1 ? '' : req.url.slice(queryAt + 1);
   const match = req.method === 'GET' ? ROUTE.exec(path) : null;
-  if (!match) return notFound(res);
+  if (!match) return notFound();
   const [, prefix, name, id, suffix] = match;
   const format = suffix || 'json';
   const type = format === 'json' ? JSON_TYPE : XML_TYPE;
 
   if (prefix === 'plain') {
-    if (name !== 'movies' || id !== undefined || format !== 'json') return notFound(res);
-    return send(res, 200, type, await movies());
+    if (name !== 'movies' || id !== undefined || format !== 'json') return notFound();
+    return { status: 200, type, body: await movies() };
   }
   const collection = COLLECTIONS[name];
-  if (!collection) return notFound(res);
-  if (id === undefined)
-    return send(res, 200, type, await index(collection, format, req, path, query));
-  if (!ID.test(id) || Number(id) > 2147483647)
-    return notFound(res, `${collection.label} ${id} not found.`);
+  if (!collection) return notFound();
+  if (id === undefined) {
+    return { status: 200, type, body: await index(collection, format, req, path, query) };
+  }
+  if (!ID.test(id) || Number(id) > 2147483647) {
+    return notFound(`${collection.label} ${id} not found.`);
+  }
   const body = await show(collection, format, Number(id));
-  if (body === undefined) return notFound(res, `${collection.label} ${id} not found.`);
-  send(res, 200, type, body);
+  if (body === undefined) return notFound(`${collection.label} ${id} not found.`);
+  return { status: 200, type, body };
 }
 
-const server = http.createServer((req, res) => {
-  handle(req, res).catch((error) => {
-    if (error instanceof NotImplemented) {
-      return send(res, 501, JSON_TYPE, JSON.stringify({ message: error.message }));
-    }
-    console.error(`baseline: ${req.method} ${req.url}: ${error.message}`);
-    if (!res.headersSent) send(res, 500, JSON_TYPE, '{"message":"Internal server error."}');
-    else res.destroy();
+/** Closes the pool (bench/nest-floor.js, which answers with `answer`, calls it on shutdown). */
+const closePool = () => pool.end();
+
+module.exports = { answer, closePool };
+
+if (require.main === module) {
+  const server = http.createServer((req, res) => {
+    answer(req).then(
+      (response) => send(res, response),
+      (error) => {
+        console.error(`baseline: ${req.method} ${req.url}: ${error.message}`);
+        if (!res.headersSent) send(res, json(500, '{"message":"Internal server error."}'));
+        else res.destroy();
+      },
+    );
   });
-});
 
-server.listen(PORT, HOST, () =>
-  console.log(
-    `baseline listening on http://${HOST}:${PORT}` +
-      (PAGE_TOTAL_COUNT ? '' : ' (PAGE_TOTAL_COUNT=false: no count)'),
-  ),
-);
+  server.listen(PORT, HOST, () =>
+    console.log(
+      `baseline listening on http://${HOST}:${PORT}` +
+        (PAGE_TOTAL_COUNT ? '' : ' (PAGE_TOTAL_COUNT=false: no count)'),
+    ),
+  );
 
-function shutdown() {
-  server.close();
-  server.closeIdleConnections();
-  pool.end().finally(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
+  const shutdown = () => {
+    server.close();
+    server.closeIdleConnections();
+    pool.end().finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), 2000).unref();
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 }
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);

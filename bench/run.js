@@ -24,7 +24,9 @@
  *  2. Starts the servers on 127.0.0.1: the service (as `npm start` runs it, port 3100) and its
  *     references: bench/baseline.js (node:http + mysql2 written by hand, port 3101) and, for the
  *     ping scenario, bench/bare-nest.js (a bare Nest 11 + Express 5 app, port 3102, and the same
- *     with one pass-through global interceptor, port 3106: the second ping row). The large
+ *     with one pass-through global interceptor, port 3106: the second ping row), and for the
+ *     "vs Nest floor" rows bench/nest-floor.js (the baseline's own work served by Nest with one
+ *     pass-through global interceptor, port 3107: what the framework alone leaves). The large
  *     size adds a second service (port 3103) and baseline (port 3104) started with
  *     PAGE_TOTAL_COUNT=false, for the scenarios without a total count.
  *  3. Checks that the service and its reference answer every scenario with the same status,
@@ -115,6 +117,14 @@ const SERVERS = {
     probe: '/api/demo/emails/ping',
     env: { BARE_NEST_INTERCEPTOR: '1' },
   },
+  /** The baseline's work served by Nest with one pass-through interceptor (bench/nest-floor.js). */
+  nestFloor: {
+    label: 'Nest floor',
+    script: path.join(__dirname, 'nest-floor.js'),
+    port: 3107,
+    probe: '/api/demo/marbles/1',
+    env: {},
+  },
   serviceNoCount: {
     label: 'service',
     script: path.join(ROOT, 'dist/main.js'),
@@ -139,13 +149,16 @@ const SERVERS = {
   },
 };
 
+const SMALL_PATHS = {
+  'emails page 1': '/api/demo/emails',
+  'one marble': '/api/demo/marbles/42',
+  'movies list': '/api/plain/movies',
+};
 const SMALL_SCENARIOS = [
   { name: 'marbles page 1 JSON', path: '/api/demo/marbles', key: 'json' },
   { name: 'marbles page 1 XML', path: '/api/demo/marbles.xml', key: 'xml' },
   { name: 'marbles page 5 size 40', path: '/api/demo/marbles?page=5&page_size=40' },
-  { name: 'emails page 1', path: '/api/demo/emails' },
-  { name: 'one marble', path: '/api/demo/marbles/42' },
-  { name: 'movies list', path: '/api/plain/movies' },
+  ...Object.entries(SMALL_PATHS).map(([name, path]) => ({ name, path })),
   { name: 'ping', path: '/api/demo/emails/ping', reference: 'bareNest' },
   // The floor of any app rendering through a Nest interceptor (see bench/bare-nest.js).
   {
@@ -154,6 +167,13 @@ const SMALL_SCENARIOS = [
     reference: 'bareNestInterceptor',
     framework: true,
   },
+  // What the framework leaves of each list and record scenario (see bench/nest-floor.js).
+  ...['emails page 1', 'one marble', 'movies list'].map((name) => ({
+    name: `${name}, vs Nest floor`,
+    path: SMALL_PATHS[name],
+    reference: 'nestFloor',
+    framework: true,
+  })),
 ].map((s) => ({ service: 'service', reference: 'baseline', ...s }));
 
 const LARGE_QUERIES = [
