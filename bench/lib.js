@@ -251,8 +251,9 @@ function serverNodeVersion() {
 }
 
 /**
- * Starts `node ARGS` (the servers' Node: serverNode). Its output is kept as a short ring of buffers, never decoded until an error
- * needs it: the service logs a line per request, and this process must stay idle under load.
+ * Starts `node ARGS` on the servers' Node (serverNode). Its output is kept as a short ring of
+ * buffers, never decoded until an error needs it: the service logs a line per request, and this
+ * process must stay idle under load.
  */
 function startChild(name, args, env) {
   const proc = spawn(serverNode(), args, {

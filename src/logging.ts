@@ -19,7 +19,7 @@ const loggers = new WeakMap<AppConfig, Logger>();
 
 /** The log is written when this much is buffered, */
 const LOG_BATCH_BYTES = 4096;
-/** or at the latest this long after a line. */
+/** and whatever is buffered this often. */
 const LOG_FLUSH_MS = 100;
 
 /**
