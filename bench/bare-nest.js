@@ -11,14 +11,22 @@
  * interceptor pays, as this service's do (its envelope and XML are a global interceptor). The
  * benchmark runs it as a second ping reference, to show that floor beside the bare app.
  *
+ * With BARE_NEST_RECORDS=1 as well (the "Nest floor" of the benchmark's "vs Nest floor" rows), it
+ * also answers every route of bench/baseline.js with the baseline's own code (`answer`: its SQL
+ * through its pool, its row mapping, its JSON and XML), through that interceptor and Nest's reply.
+ * The service / baseline ratio of a route is then the product of floor / baseline, what the
+ * framework costs whoever writes the rest, and service / floor, what the service's own code
+ * costs (its middleware, validation, query building, rendering and access log).
+ *
  * Plain JavaScript, no build: decorators are applied by calling them.
  *
- * Environment: PORT (default 3102), HOST (default 127.0.0.1), BARE_NEST_INTERCEPTOR.
+ * Environment: PORT (default 3102), HOST (default 127.0.0.1), BARE_NEST_INTERCEPTOR,
+ * BARE_NEST_RECORDS (then DATABASE_URL and PAGE_TOTAL_COUNT as for bench/baseline.js).
  */
 'use strict';
 
 require('reflect-metadata');
-const { Controller, Get, Module } = require('@nestjs/common');
+const { Controller, Get, Module, Req, Res } = require('@nestjs/common');
 const { APP_INTERCEPTOR, NestFactory } = require('@nestjs/core');
 
 const PORT = Number(process.env.PORT || 3102);
@@ -37,6 +45,35 @@ Reflect.decorate(
 );
 Controller('api/demo/emails')(PingController);
 
+/** The baseline's routes, answered by its own code (BARE_NEST_RECORDS=1). */
+class RecordsController {
+  constructor() {
+    // Loaded only here: the baseline opens its pool on DATABASE_URL when it is loaded.
+    this.baseline = require('./baseline');
+  }
+
+  async records(req, res) {
+    const { status, type, body } = await this.baseline.answer(req);
+    res.status(status);
+    res.setHeader('Vary', 'Accept');
+    res.setHeader('Content-Type', type);
+    return body;
+  }
+
+  onApplicationShutdown() {
+    return this.baseline.closePool();
+  }
+}
+Reflect.decorate(
+  [Get(['demo/*path', 'plain/*path'])],
+  RecordsController.prototype,
+  'records',
+  Object.getOwnPropertyDescriptor(RecordsController.prototype, 'records'),
+);
+Req()(RecordsController.prototype, 'records', 0);
+Res({ passthrough: true })(RecordsController.prototype, 'records', 1);
+Controller('api')(RecordsController);
+
 class PassThroughInterceptor {
   intercept(_context, next) {
     return next.handle();
@@ -45,7 +82,8 @@ class PassThroughInterceptor {
 
 class AppModule {}
 Module({
-  controllers: [PingController],
+  controllers:
+    process.env.BARE_NEST_RECORDS === '1' ? [PingController, RecordsController] : [PingController],
   providers:
     process.env.BARE_NEST_INTERCEPTOR === '1'
       ? [{ provide: APP_INTERCEPTOR, useClass: PassThroughInterceptor }]

@@ -479,7 +479,7 @@ async function route(req) {
   return { status: 200, type, body };
 }
 
-/** Closes the pool (bench/nest-floor.js, which answers with `answer`, calls it on shutdown). */
+/** Closes the pool (bench/bare-nest.js, which answers with `answer`, calls it on shutdown). */
 const closePool = () => pool.end();
 
 module.exports = { answer, closePool };

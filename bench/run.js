@@ -25,8 +25,8 @@
  *     references: bench/baseline.js (node:http + mysql2 written by hand, port 3101) and, for the
  *     ping scenario, bench/bare-nest.js (a bare Nest 11 + Express 5 app, port 3102, and the same
  *     with one pass-through global interceptor, port 3106: the second ping row), and for the
- *     "vs Nest floor" rows bench/nest-floor.js (the baseline's own work served by Nest with one
- *     pass-through global interceptor, port 3107: what the framework alone leaves). The large
+ *     "vs Nest floor" rows the same with the baseline's own work behind that interceptor (port
+ *     3107, BARE_NEST_RECORDS: what the framework alone leaves). The large
  *     size adds a second service (port 3103) and baseline (port 3104) started with
  *     PAGE_TOTAL_COUNT=false, for the scenarios without a total count.
  *  3. Checks that the service and its reference answer every scenario with the same status,
@@ -117,13 +117,13 @@ const SERVERS = {
     probe: '/api/demo/emails/ping',
     env: { BARE_NEST_INTERCEPTOR: '1' },
   },
-  /** The baseline's work served by Nest with one pass-through interceptor (bench/nest-floor.js). */
+  /** The baseline's work served by Nest with one pass-through interceptor (bench/bare-nest.js). */
   nestFloor: {
     label: 'Nest floor',
-    script: path.join(__dirname, 'nest-floor.js'),
+    script: path.join(__dirname, 'bare-nest.js'),
     port: 3107,
     probe: '/api/demo/marbles/1',
-    env: {},
+    env: { BARE_NEST_INTERCEPTOR: '1', BARE_NEST_RECORDS: '1' },
   },
   serviceNoCount: {
     label: 'service',
@@ -167,10 +167,10 @@ const SMALL_SCENARIOS = [
     reference: 'bareNestInterceptor',
     framework: true,
   },
-  // What the framework leaves of each list and record scenario (see bench/nest-floor.js).
-  ...['emails page 1', 'one marble', 'movies list'].map((name) => ({
+  // What the framework leaves of each list and record scenario (see bench/bare-nest.js).
+  ...Object.entries(SMALL_PATHS).map(([name, path]) => ({
     name: `${name}, vs Nest floor`,
-    path: SMALL_PATHS[name],
+    path,
     reference: 'nestFloor',
     framework: true,
   })),

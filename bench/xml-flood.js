@@ -96,10 +96,18 @@ async function main() {
     const loaded = await measureGets(SECONDS);
     await Promise.all(floods);
     const mean = times.reduce((a, b) => a + b, 0) / times.length;
-    console.log(`body: ${BODY.length} bytes, ${NESTED} nested elements; ${CLIENTS} flooding clients, ${SECONDS} s`);
-    console.log(`GET /api/demo/marbles/1 alone:      n=${alone.n} p50=${alone.p50.toFixed(2)} ms p99=${alone.p99.toFixed(2)} ms`);
-    console.log(`GET /api/demo/marbles/1 with flood: n=${loaded.n} p50=${loaded.p50.toFixed(2)} ms p99=${loaded.p99.toFixed(2)} ms`);
-    console.log(`flood: ${times.length} bodies, statuses ${JSON.stringify(statuses)}, mean ${mean.toFixed(2)} ms per body (upload included)`);
+    console.log(
+      `body: ${BODY.length} bytes, ${NESTED} nested elements; ${CLIENTS} flooding clients, ${SECONDS} s`,
+    );
+    console.log(
+      `GET /api/demo/marbles/1 alone:      n=${alone.n} p50=${alone.p50.toFixed(2)} ms p99=${alone.p99.toFixed(2)} ms`,
+    );
+    console.log(
+      `GET /api/demo/marbles/1 with flood: n=${loaded.n} p50=${loaded.p50.toFixed(2)} ms p99=${loaded.p99.toFixed(2)} ms`,
+    );
+    console.log(
+      `flood: ${times.length} bodies, statuses ${JSON.stringify(statuses)}, mean ${mean.toFixed(2)} ms per body (upload included)`,
+    );
   } finally {
     server.kill('SIGTERM');
     agent.destroy();
