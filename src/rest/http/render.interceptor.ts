@@ -16,6 +16,7 @@ import { IdempotencyStore } from '../sql/idempotency';
 import { SqlDatabase } from '../sql/port';
 import { ApiError } from './api-error';
 import { clientFailure } from './api-exception.filter';
+import { htmlResult, wantsHtml } from './html-page';
 import { allowedMethods, isRead } from './methods';
 import { RESOURCE } from './resource.decorator';
 import { formatOf } from './respond';
@@ -75,6 +76,7 @@ export class RenderInterceptor implements NestInterceptor {
     }
     const tag = (result as Tagged)[ENTITY_TAG];
     if (tag !== undefined) res.setHeader('ETag', tag);
+    if (wantsHtml(res)) return htmlResult(req, res, resource, result);
     const format = formatOf(res);
     res.setHeader('Content-Type', CONTENT_TYPES[format]);
     return renderBody(result, format, resource, () => requestUrl(req));

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { CONTENT_TYPES, ErrorBody, Format, encodeError } from '../core/render';
+import { htmlError, wantsHtml } from './html-page';
 
 /** The negotiated format of a request, set by `negotiateFormat`. */
 export function formatOf(res: Response): Format {
@@ -19,6 +20,10 @@ export function sendError(
   const format = formatOf(res);
   res.status(status);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (wantsHtml(res)) {
+    res.send(htmlError(res.req, res, status, body));
+    return;
+  }
   res.setHeader('Content-Type', CONTENT_TYPES[format]);
   res.send(encodeError(format, body));
 }
