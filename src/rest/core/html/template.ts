@@ -53,8 +53,11 @@ export function join(parts: readonly Html[], separator: Html | string = ''): Htm
   return Html.trusted(parts.map((p) => p.markup).join(render(separator)));
 }
 
-/** Where a link may lead: a path on this service, a query or fragment, or an http(s) URL. */
-const SAFE_URL = /^(?:https?:\/\/[^\s]+|\/(?!\/)[^\s]*|[?#][^\s]*)$/i;
+/**
+ * Where a link may lead: a path on this service, a query or fragment, or an http(s) URL; never
+ * whitespace or a backslash (browsers read `/\\host` as `//host`).
+ */
+const SAFE_URL = /^(?:https?:\/\/[^\s\\]+|\/(?![/\\])[^\s\\]*|[?#][^\s\\]*)$/i;
 
 /**
  * A URL for an `href` or `action`: relative (`/path`, `?query`, `#id`) or absolute http(s), else
