@@ -140,13 +140,13 @@ describe('the pages', () => {
     return names;
   }
 
-  /** Marks where a value starts and ends on the page (characters no value here holds). */
-  const mark = (s: string) => `\u0001${s}\u0002`;
-  const marked = hostile.filter((s) => !/[\u0001\u0002]/.test(s)).map(mark);
+  /** Marks where a value starts and ends on the page (private-use characters no value here holds). */
+  const mark = (s: string) => `\uE000${s}\uE001`;
+  const marked = hostile.filter((s) => !/[\uE000\uE001]/.test(s)).map(mark);
 
   /** Every marked region of the page: each must be escaped text. */
   function expectMarkedEscaped(page: string, expected: number): void {
-    const regions = [...page.matchAll(/\u0001([^\u0002]*)\u0002/g)].map(([, inner]) => inner);
+    const regions = [...page.matchAll(/\uE000([^\uE001]*)\uE001/g)].map(([, inner]) => inner);
     expect(regions.length).toBeGreaterThanOrEqual(expected);
     for (const region of regions) expect(region).toMatch(ESCAPED);
   }
