@@ -79,6 +79,8 @@ function pageMethod(method: string): boolean {
  * page while the browsable API is on, and anything else JSON: a browser never falls into XML.
  */
 export function negotiate(header: string, method: string, pages: boolean): Negotiated {
+  // API clients name no text/html: their Accept is parsed once, as before the pages existed.
+  if (!HTML_RANGE.test(header)) return fromAccept(header);
   const ranges = parseRanges(header);
   const html = ranges.find((r) => r.type === 'text/html');
   const other = fromAccept(header);
@@ -95,6 +97,8 @@ export function negotiate(header: string, method: string, pages: boolean): Negot
   if (!preferred) return other;
   return pages && pageMethod(method) ? 'html' : 'json';
 }
+
+const HTML_RANGE = /text\/html/i;
 
 interface Range {
   type: string;
