@@ -782,7 +782,7 @@ function fieldInput(prefix: string, input: Input, edit: boolean): Html {
         <label for="${id}-null">null</label></span>`
     : undefined;
   return markup`<p class="field">
-    <label for="${id}">${input.name}${hint}${input.required ? markup` <span class="muted">(required)</span>` : undefined}</label>
+    <label for="${id}">${input.name}${hint}${input.required && !edit ? markup` <span class="muted">(required)</span>` : undefined}</label>
     ${control} ${nullBox} ${error}
   </p>`;
 }
