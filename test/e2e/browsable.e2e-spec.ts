@@ -221,6 +221,57 @@ describe('browsable API (HTML pages)', () => {
     });
   });
 
+  describe('what the pages hold', () => {
+    it("should show a probe's message", async () => {
+      const res = await http().get('/api/demo/emails/ping').set('Accept', BROWSER);
+      expect(squash(res.text)).toContain('<p class="message">pong</p>');
+    });
+
+    it('should type the write forms from the declaration, with no dropdown of related rows', async () => {
+      const res = await http().get('/api/demo/marbles/1').set('Accept', BROWSER);
+      const edit = tags(res.text)
+        .filter((tag) => /^edit-/.test(tag.attrs.id ?? '') && 'data-type' in tag.attrs)
+        .map((tag) => [tag.name, tag.attrs.name, tag.attrs.type ?? '', tag.attrs['data-initial']]);
+      expect(edit).toEqual([
+        ['input', 'name', 'text', 'Amber Swirl'],
+        ['input', 'radius_mm', 'number', '10'],
+        ['input', 'price', 'text', '9.2'],
+        ['input', 'is_discounted', 'checkbox', 'false'],
+        ['input', 'user_id', 'number', '1'],
+        ['textarea', 'description', '', ''],
+      ]);
+      // Explicit null for the nullable fields.
+      expect(
+        tags(res.text)
+          .filter((tag) => tag.attrs['data-null-for'])
+          .map((tag) => tag.attrs['data-null-for']),
+      ).toEqual(['edit-price', 'edit-user_id']);
+      expect(tags(res.text).filter((tag) => tag.name === 'select')).toEqual([]);
+      // The actions, from the routes: adjust_price takes a price, the toggle is a button.
+      expect(
+        tags(res.text)
+          .filter((tag) => tag.name === 'form')
+          .map((tag) => tag.attrs.id),
+      ).toEqual([
+        'token-form',
+        'edit-form',
+        'action-adjust_price',
+        'action-toggle_is_discounted',
+        'delete-form',
+      ]);
+      const movie = await http().get('/api/plain/movies/1').set('Accept', BROWSER);
+      const ids = tags(movie.text).filter((tag) =>
+        /^edit-(genre|user)_ids$/.test(tag.attrs.id ?? ''),
+      );
+      expect(
+        ids.map((tag) => [tag.attrs.name, tag.attrs['data-type'], tag.attrs['data-initial']]),
+      ).toEqual([
+        ['genre_ids', 'ids', '1'],
+        ['user_ids', 'ids', '1'],
+      ]);
+    });
+  });
+
   describe('values shown only as text', () => {
     it('should escape a hostile record on its page and in lists', async () => {
       for (const path of ['/api/demo/marbles/2', '/api/demo/marbles']) {
@@ -358,6 +409,25 @@ describe('browsable API (HTML pages)', () => {
       const stale = await http().get('/assets/browsable.000000000000.js');
       expect(stale.status).toBe(404);
     });
+  });
+});
+
+describe('browsable API without a total count', () => {
+  const t = useApp({ pageTotalCount: false, seed: SEED });
+
+  it('should link to the previous and next pages only', async () => {
+    const res = await request(t.app.getHttpServer())
+      .get('/api/demo/marbles?page_size=2&page=2')
+      .set('Accept', BROWSER);
+    expectPage(res);
+    const pages = links(res.text).filter(
+      ([label, href]) => href.includes('page=') && !/^(JSON|XML)$/.test(label),
+    );
+    expect(pages).toEqual([
+      ['Previous', '/api/demo/marbles?page_size=2&page=1'],
+      ['Next', '/api/demo/marbles?page_size=2&page=3'],
+    ]);
+    expect(squash(res.text)).toContain('<p class="muted">Page 2.</p>');
   });
 });
 

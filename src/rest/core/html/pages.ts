@@ -98,7 +98,8 @@ export function resultPage(
   let body: Html;
   if (result instanceof Page && resource) body = listBody(result, data as Envelope, resource, ctx);
   else if (Array.isArray(result) && resource) body = bareListBody(result, resource, ctx);
-  else if (result instanceof Message || result instanceof Untyped || !resource) body = markup``;
+  else if (result instanceof Message) body = messageBody(result, resource, ctx);
+  else if (result instanceof Untyped || !resource) body = markup``;
   else body = recordBody(result as Row, resource, ctx);
   return layout(ctx, resource, body, json, xml);
 }
@@ -338,12 +339,17 @@ const renderedNames = perResource((resource) =>
   resource.fields.filter((f) => f.kind !== 'scalar' || f.rendered).map((f) => f.name),
 );
 
-function recordsTable(records: Row[], resource: ResourceDefinition, ctx: PageContext): Html {
+function recordsTable(
+  records: Row[],
+  resource: ResourceDefinition,
+  ctx: PageContext,
+  labelledBy = 'records-h',
+): Html {
   if (records.length === 0) {
     return markup`<p class="empty">No ${words(resource.plural)} match.</p>`;
   }
   const columns = columnsOf(records, resource);
-  return markup`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="records-h">
+  return markup`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="${labelledBy}">
     <table>
       <caption class="visually-hidden">
         ${words(resource.plural)}
@@ -369,6 +375,21 @@ function recordsTable(records: Row[], resource: ResourceDefinition, ctx: PageCon
       </tbody>
     </table>
   </div>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages (probes, bulk answers)
+
+function messageBody(
+  message: Message,
+  resource: ResourceDefinition | undefined,
+  ctx: PageContext,
+): Html {
+  return markup`<section aria-labelledby="message-h">
+    <h2 id="message-h">Message</h2>
+    <p class="message">${message.message}</p>
+    ${message.records && resource ? recordsTable(message.records as Row[], resource, ctx, 'message-h') : undefined}
+  </section>`;
 }
 
 // ---------------------------------------------------------------------------------------------
