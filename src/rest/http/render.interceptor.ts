@@ -21,12 +21,12 @@ export class RenderInterceptor implements NestInterceptor {
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
     const resource = resourceOf(this.reflector, context.getClass());
-    return next.handle().pipe(map((result) => respond(req, res, resource, result)));
+    return next.handle().pipe(map((result) => applyResult(req, res, resource, result)));
   }
 }
 
 /** Sets the status and headers of a result's response; the body for Nest to send. */
-function respond(
+function applyResult(
   req: Request,
   res: Response,
   resource: ResourceDefinition | undefined,
