@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Observable, map } from 'rxjs';
-import { RenderedResponse, renderResult } from '../core/render';
+import { RenderedResponse, ResponseHeaders, renderResult } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
 import { resourceOf } from './resource.decorator';
 import { ExpressRenderRequest, formatOf } from './respond';
@@ -34,11 +34,15 @@ function applyResult(
 ): string | undefined {
   if (result instanceof RenderedResponse) {
     res.status(result.status);
-    for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+    setHeaders(res, result.headers);
     return result.body.length === 0 ? undefined : result.body.toString('utf8');
   }
   const request = new ExpressRenderRequest(req, res.statusCode);
   const rendered = renderResult(result, formatOf(res), resource, request);
-  for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
+  setHeaders(res, rendered.headers);
   return rendered.body;
+}
+
+function setHeaders(res: Response, headers: ResponseHeaders): void {
+  for (const name in headers) res.setHeader(name, headers[name]);
 }
