@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The browsable API in a real headless browser (Debian's Chromium driven by playwright-core):
  * writes from the page's forms (create, edit with If-Match and the 412 reload, delete with a

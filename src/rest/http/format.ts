@@ -2,9 +2,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { Format } from '../core/render';
 import { sendError } from './respond';
 
-/** What a request may be answered in: JSON, XML, or the browsable API's HTML page. */
-export type Negotiated = Format | 'html';
-
 /** Whether the browsable API is on (BROWSABLE_API), set once at start. */
 let browsable = true;
 
@@ -20,8 +17,8 @@ const SUFFIXED = /^\/(api\/(demo|plain)|health)\//;
  * Express middleware, first in the chain: path suffix, then `format=`, then the `Accept` header.
  * A suffix is removed from the URL so that routes never see it. An explicit format other than
  * json or xml (or html, for a GET or HEAD while the browsable API is on) ends the request with
- * 406. When the answer is the HTML page, `res.locals.format` stays `json` (what a write or a
- * renderer without HTML falls back to) and `res.locals.html` is true.
+ * 406. For the HTML page, `res.locals.htmlAsked` says how it was asked for (the page's links
+ * ask for HTML the same way).
  */
 export function negotiateFormat(req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Vary', 'Accept');
@@ -44,26 +41,21 @@ export function negotiateFormat(req: Request, res: Response, next: NextFunction)
       // A JSON body, except for a browser that asked for the page: it gets the 406 page.
       const accept = req.headers.accept;
       if (accept !== undefined && negotiate(accept, req.method, browsable) === 'html') {
-        res.locals.html = true;
+        res.locals.format = 'html';
         res.locals.htmlAsked = 'accept';
       }
       sendError(res, 406, { message: `Format "${explicit}" is not available; use json or xml.` });
       return;
     }
     if (page) {
-      res.locals.format = 'json';
-      res.locals.html = true;
+      res.locals.format = 'html';
       res.locals.htmlAsked = suffix ? 'suffix' : 'query';
     } else res.locals.format = format;
   } else {
     const accept = req.headers.accept;
-    const format: Negotiated =
+    res.locals.format =
       accept === undefined || accept === '*/*' ? 'json' : negotiate(accept, req.method, browsable);
-    if (format === 'html') {
-      res.locals.format = 'json';
-      res.locals.html = true;
-      res.locals.htmlAsked = 'accept';
-    } else res.locals.format = format;
+    if (res.locals.format === 'html') res.locals.htmlAsked = 'accept';
   }
   next();
 }
@@ -78,7 +70,7 @@ function pageMethod(method: string): boolean {
  * q, or the same q with a less specific or later range for the other. Then a GET or HEAD gets the
  * page while the browsable API is on, and anything else JSON: a browser never falls into XML.
  */
-export function negotiate(header: string, method: string, pages: boolean): Negotiated {
+export function negotiate(header: string, method: string, pages: boolean): Format {
   // API clients name no text/html: their Accept is parsed once, as before the pages existed.
   if (!HTML_RANGE.test(header)) return fromAccept(header);
   const ranges = parseRanges(header);
@@ -121,7 +113,7 @@ function parseRanges(header: string): Range[] {
 }
 
 /** How specifically a media range names a format: 2 exactly, 1 by its type, 0 `*\/*`, -1 not. */
-function specificityFor(format: Format, type: string): number {
+function specificityFor(format: 'json' | 'xml', type: string): number {
   if (
     format === 'json'
       ? type === 'application/json'
@@ -138,7 +130,7 @@ function specificityFor(format: Format, type: string): number {
  * the more specific match, then the earlier range, then JSON. Media-type parameters other than q
  * (`charset=utf-8`) do not stop a range from matching.
  */
-export function fromAccept(header: string): Format {
+export function fromAccept(header: string): 'json' | 'xml' {
   let json = { q: 0, specificity: -1, position: Infinity };
   let xml = { q: 0, specificity: -1, position: Infinity };
   header.split(',').forEach((range, position) => {

@@ -1,24 +1,8 @@
 import type { Request, Response } from 'express';
 import { ScalarType } from '../core/fields';
-import {
-  HtmlRequest,
-  PageContext,
-  RecordAction,
-  errorPage,
-  resultPage,
-  statusLine,
-} from '../core/html/pages';
-import { ErrorBody } from '../core/render';
+import { HtmlRequest, PageRequest, RecordAction } from '../core/html-pages';
 import { ResourceDefinition, perResource } from '../core/resource';
-import { allowedMethods } from './methods';
 import { ASSET_URLS } from './html-assets';
-
-/** The policy of every HTML page: its own script, style and images only, no inline code. */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-  "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-export const HTML_TYPE = 'text/html; charset=utf-8';
 
 interface Operation {
   summary?: string;
@@ -52,22 +36,12 @@ export function configureBrowsable(options: {
   titles.clear();
 }
 
-/** Whether the request is answered with the HTML page (`negotiateFormat` decided). */
-export function wantsHtml(res: Response): boolean {
-  return res.locals.html === true;
-}
-
-/** How the HTML was asked for, as `negotiateFormat` recorded it. */
-function askedOf(res: Response): HtmlRequest {
-  return (res.locals.htmlAsked as HtmlRequest | undefined) ?? 'accept';
-}
-
 /** Title and description of a route, from its OpenAPI operation, looked up once per route. */
 const titles = new Map<string, { title: string; description?: string }>();
 
-function describe(req: Request, status: number): { title: string; description?: string } {
+function describe(req: Request): { title: string; description?: string } {
   const route = (req.route as { path?: string } | undefined)?.path;
-  if (route === undefined || status >= 400) return { title: statusLine(status) };
+  if (route === undefined) return { title: req.path };
   const key = `${req.method} ${route}`;
   let found = titles.get(key);
   if (!found) {
@@ -100,62 +74,23 @@ const actionsOf = perResource((resource): RecordAction[] => {
     });
 });
 
-function resourceFor(path: string): ResourceDefinition | undefined {
-  return setup.resources.find((r) => path === r.path || path.startsWith(`${r.path}/`));
-}
-
-function context(req: Request, res: Response, status: number): PageContext {
+/** What the HTML page needs of an Express request, beyond what every renderer gets. */
+export function pageRequest(req: Request): PageRequest {
+  const res = req.res as Response;
   const queryAt = req.originalUrl.indexOf('?');
-  const headers: [string, string][] = [];
-  for (const name of ['ETag', 'Location', 'Allow', 'Retry-After']) {
-    const value = res.getHeader(name);
-    if (value !== undefined) headers.push([name, String(value)]);
-  }
-  const allow = allowedMethods(req);
-  if (res.getHeader('Allow') === undefined && allow.length > 0) {
-    headers.push(['Allow', allow.join(', ')]);
-  }
-  const { title, description } = describe(req, status);
+  const resource = setup.resources.find(
+    (r) => req.path === r.path || req.path.startsWith(`${r.path}/`),
+  );
+  const { title, description } = describe(req);
   return {
-    method: req.method,
     path: req.path,
     query: queryAt === -1 ? '' : req.originalUrl.slice(queryAt + 1),
-    origin: `${req.protocol}://${req.get('host')}`,
-    asked: askedOf(res),
-    status,
-    headers,
+    asked: (res.locals.htmlAsked as HtmlRequest | undefined) ?? 'accept',
     title,
     description,
     token: setup.token,
-    allow,
     assets: ASSET_URLS,
+    resource,
+    actions: resource ? actionsOf(resource) : undefined,
   };
-}
-
-/** The headers of every HTML page. */
-export function setHtmlHeaders(res: Response): void {
-  res.setHeader('Content-Type', HTML_TYPE);
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Cache-Control', 'no-store');
-}
-
-/** The HTML page of a handler's result, with its headers set. */
-export function htmlResult(
-  req: Request,
-  res: Response,
-  resource: ResourceDefinition | undefined,
-  result: unknown,
-): string {
-  const ctx = context(req, res, res.statusCode);
-  if (resource) ctx.actions = actionsOf(resource);
-  setHtmlHeaders(res);
-  return resultPage(result, resource, ctx);
-}
-
-/** The HTML page of an error, with its headers set (the status is the caller's). */
-export function htmlError(req: Request, res: Response, status: number, body: ErrorBody): string {
-  const ctx = context(req, res, status);
-  setHtmlHeaders(res);
-  return errorPage(body, resourceFor(req.path), ctx);
 }

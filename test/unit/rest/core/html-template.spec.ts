@@ -4,13 +4,9 @@
  */
 import { fc, it } from '@fast-check/jest';
 import { MARBLES } from '../../../../src/marbles/marbles.resource';
-import {
-  PageContext,
-  errorPage,
-  prettyXml,
-  resultPage,
-} from '../../../../src/rest/core/html/pages';
-import { Html, href, isSafeUrl, join, markup, text } from '../../../../src/rest/core/html/template';
+import { PageRequest, prettyXml } from '../../../../src/rest/core/html-pages';
+import { RenderRequest, renderError, renderResult } from '../../../../src/rest/core/render';
+import { Html, href, isSafeUrl, join, markup, text } from '../../../../src/rest/core/html-template';
 import { encodeXml } from '../../../../src/rest/core/xml';
 
 /** Strings rich in the characters that matter to HTML, and any other. */
@@ -109,25 +105,29 @@ describe('the HTML template', () => {
 });
 
 describe('the pages', () => {
-  const ctx = (status = 200): PageContext => ({
+  /** A request for a marble's page, as the HTTP layer describes it. */
+  const request = (status: number, query = ''): RenderRequest => ({
     method: 'GET',
-    path: '/api/demo/marbles/1',
-    query: '',
-    origin: 'http://localhost',
-    asked: 'accept',
     status,
-    headers: [['ETag', '"1.1"']],
-    title: 'Show a marble',
-    token: false,
-    allow: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    assets: { script: '/assets/a.js', style: '/assets/a.css', icon: '/assets/a.svg' },
-    actions: [
-      {
-        name: 'adjust_price',
-        title: 'Set the price',
-        fields: [{ name: 'price', type: 'decimal' }],
-      },
-    ],
+    url: () => ({ base: 'http://localhost/api/demo/marbles/1', query }),
+    pathUrl: () => 'http://localhost/api/demo/marbles/1',
+    allowedMethods: () => ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    page: (): PageRequest => ({
+      path: '/api/demo/marbles/1',
+      query,
+      asked: 'accept',
+      title: 'Show a marble',
+      token: false,
+      assets: { script: '/assets/a.js', style: '/assets/a.css', icon: '/assets/a.svg' },
+      resource: MARBLES,
+      actions: [
+        {
+          name: 'adjust_price',
+          title: 'Set the price',
+          fields: [{ name: 'price', type: 'decimal' }],
+        },
+      ],
+    }),
   });
 
   /** Every start tag's attribute names: an injected handler or style would show up here. */
@@ -166,10 +166,15 @@ describe('the pages', () => {
         description,
         picture: null,
       };
-      const page = resultPage(record, MARBLES, {
-        ...ctx(),
-        query: `search=${encodeURIComponent(name)}`,
-      });
+      const rendered = renderResult(
+        record,
+        'html',
+        MARBLES,
+        request(200, `search=${encodeURIComponent(name)}`),
+      );
+      expect(rendered.headers['Content-Type']).toBe('text/html; charset=utf-8');
+      expect(rendered.headers['Content-Security-Policy']).toMatch(/^default-src 'none'; /);
+      const page = rendered.body!;
       // The record table, the edit form's value and initial value, each for name and description;
       // the login in the table.
       expectMarkedEscaped(page, 7);
@@ -183,7 +188,8 @@ describe('the pages', () => {
   it.prop([marked, fc.dictionary(marked, fc.array(marked, { maxLength: 2 }), { maxKeys: 3 })])(
     'should show any error message and field problems only as text',
     (message, errors) => {
-      const page = errorPage({ message, errors }, MARBLES, ctx(400));
+      const failure = { status: 400, body: { message, errors } };
+      const page = renderError('html', failure, request(400)).body!;
       expectMarkedEscaped(page, 1);
       expect(page).toContain(`<p class="error-message">${text(message).markup}</p>`);
       for (const attr of attributeNames(page)) expect(/^on/i.test(attr)).toBe(false);

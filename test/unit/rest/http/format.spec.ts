@@ -9,7 +9,6 @@ const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8
 
 interface Outcome {
   format?: string;
-  html?: boolean;
   asked?: string;
   status?: number;
   url: string;
@@ -42,7 +41,6 @@ function run(method: string, url: string, accept?: string): Outcome {
   if (!nexted) return { status, url: req.url };
   return {
     format: locals.format as string,
-    html: locals.html as boolean | undefined,
     asked: locals.htmlAsked as string | undefined,
     url: req.url,
   };
@@ -52,7 +50,7 @@ function run(method: string, url: string, accept?: string): Outcome {
 function answer(url: string, accept?: string, method = 'GET'): string | number {
   const outcome = run(method, url, accept);
   if (outcome.status !== undefined) return outcome.status;
-  return outcome.html ? 'html' : outcome.format!;
+  return outcome.format!;
 }
 
 describe('format negotiation with the browsable API on', () => {

@@ -8,13 +8,12 @@
  * files. What the script needs (where a form writes, the record's ETag, field types) is in data-
  * attributes, escaped like every other value.
  */
-import { buildEnvelope, pageUrl } from '../envelope';
-import { Field, ScalarField, ScalarType } from '../fields';
-import { words } from '../names';
-import { Page } from '../paginator';
-import { ErrorBody, Message, Untyped, encodeError, renderBody } from '../render';
-import { ResourceDefinition, perResource } from '../resource';
-import { Html, href, join, markup } from './template';
+import { pageUrl } from './envelope';
+import { Field, ScalarField, ScalarType } from './fields';
+import { words } from './names';
+import { Page } from './paginator';
+import { ResourceDefinition, perResource } from './resource';
+import { Html, href, join, markup } from './html-template';
 
 /** The static files of the page, under their content-hashed URLs. */
 export interface PageAssets {
@@ -41,8 +40,6 @@ export interface PageContext {
   path: string;
   /** The raw query string, without `?`. */
   query: string;
-  /** `http://host:port`, for the absolute next/previous URLs of the JSON answer. */
-  origin: string;
   asked: HtmlRequest;
   status: number;
   /** Response headers worth showing: ETag, Allow, Location, Retry-After. */
@@ -56,6 +53,12 @@ export interface PageContext {
   assets: PageAssets;
   /** The collection's record actions (on record pages). */
   actions?: readonly RecordAction[];
+}
+
+/** What the page needs of the request beyond what every renderer gets, from the HTTP layer. */
+export interface PageRequest extends Omit<PageContext, 'method' | 'status' | 'headers' | 'allow'> {
+  /** The collection the path belongs to, for error pages (result pages have the route's). */
+  resource?: ResourceDefinition;
 }
 
 const SERVICE = 'Record collections';
@@ -84,31 +87,43 @@ export function statusLine(status: number): string {
   return `${status} ${REASONS[status] ?? ''}`.trim();
 }
 
+/** What a result page shows, as the renderer sorted it out. */
+export type PageData =
+  | { kind: 'list'; page: Page; envelope: Envelope }
+  | { kind: 'bare-list'; records: Row[] }
+  | { kind: 'record'; record: Row }
+  | { kind: 'message'; message: string; records?: Row[] }
+  | { kind: 'document' };
+
+/** The answer's body in JSON (pretty-printed) and XML, as the other renderers write it. */
+export interface Bodies {
+  json: string;
+  xml: string;
+}
+
 /** The page of a handler's result: a list, a bare list, a record, a message or a document. */
 export function resultPage(
-  result: unknown,
+  data: PageData,
   resource: ResourceDefinition | undefined,
   ctx: PageContext,
+  bodies: Bodies,
 ): string {
-  const requestBase = ctx.origin + ctx.path + (ctx.asked === 'suffix' ? '.html' : '');
-  const url = () => ({ base: requestBase, query: ctx.query });
-  const data = result instanceof Page ? buildEnvelope(result, requestBase, ctx.query) : result;
-  const json = JSON.stringify(result instanceof Untyped ? result.value : data, null, 2);
-  const xml = renderBody(result, 'xml', resource, url);
-  let body: Html;
-  if (result instanceof Page && resource) body = listBody(result, data as Envelope, resource, ctx);
-  else if (Array.isArray(result) && resource) body = bareListBody(result, resource, ctx);
-  else if (result instanceof Message) body = messageBody(result, resource, ctx);
-  else if (result instanceof Untyped || !resource) body = markup``;
-  else body = recordBody(result as Row, resource, ctx);
-  return layout(ctx, resource, body, json, xml);
+  let body: Html = markup``;
+  if (resource) {
+    if (data.kind === 'list') body = listBody(data.page, data.envelope, resource, ctx);
+    else if (data.kind === 'bare-list') body = bareListBody(data.records, resource, ctx);
+    else if (data.kind === 'record') body = recordBody(data.record, resource, ctx);
+  }
+  if (data.kind === 'message') body = messageBody(data.message, data.records, resource, ctx);
+  return layout(ctx, resource, body, bodies.json, bodies.xml);
 }
 
 /** The page of an error answer: its message, and each field's problems beside the field's name. */
 export function errorPage(
-  error: ErrorBody,
+  error: { message: string; errors?: unknown },
   resource: ResourceDefinition | undefined,
   ctx: PageContext,
+  bodies: Bodies,
 ): string {
   const errors = error.errors;
   const list =
@@ -137,11 +152,11 @@ export function errorPage(
       <a href="${DOCS}">API documentation</a>
     </p>
   </section>`;
-  return layout(ctx, resource, body, JSON.stringify(error, null, 2), encodeError('xml', error));
+  return layout(ctx, resource, body, bodies.json, bodies.xml);
 }
 
 type Row = Record<string, unknown>;
-type Envelope = {
+export type Envelope = {
   count?: number;
   page: number;
   page_size: number;
@@ -381,14 +396,15 @@ function recordsTable(
 // Messages (probes, bulk answers)
 
 function messageBody(
-  message: Message,
+  message: string,
+  records: Row[] | undefined,
   resource: ResourceDefinition | undefined,
   ctx: PageContext,
 ): Html {
   return markup`<section aria-labelledby="message-h">
     <h2 id="message-h">Message</h2>
-    <p class="message">${message.message}</p>
-    ${message.records && resource ? recordsTable(message.records as Row[], resource, ctx, 'message-h') : undefined}
+    <p class="message">${message}</p>
+    ${records && resource ? recordsTable(records, resource, ctx, 'message-h') : undefined}
   </section>`;
 }
 
