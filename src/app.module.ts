@@ -34,6 +34,7 @@ const COLLECTIONS = [
   { module: MoviesModule, declaration: MOVIES },
 ];
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
+export const COLLECTION_DECLARATIONS = COLLECTIONS.map((c) => c.declaration);
 
 /** How often every process checks each read replica's state and lag. */
 const REPLICA_CHECK_EVERY_MS = 1000;

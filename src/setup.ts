@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import compression from 'compression';
 import type { Express, NextFunction, Request, Response } from 'express';
-import { COLLECTION_NAMES } from './app.module';
+import { COLLECTION_DECLARATIONS, COLLECTION_NAMES } from './app.module';
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { accessLog, resumeSpan } from './logging';
@@ -13,7 +13,9 @@ import { metricsHandler, Observability } from './observability/observability';
 import { ApiDocs } from './rest/http/api-docs';
 import { bodyParsers } from './rest/http/body';
 import { weakETag } from './rest/http/etag';
-import { negotiateFormat } from './rest/http/format';
+import { serveAssets } from './rest/http/html-assets';
+import { configureBrowsable } from './rest/http/html-page';
+import { negotiateFormat, setBrowsable } from './rest/http/format';
 import { readYourWrites } from './rest/http/read-your-writes';
 import { requireWriteToken } from './rest/http/write-token';
 
@@ -39,6 +41,9 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     const express = app.getHttpAdapter().getInstance() as Express;
     express.get('/metrics', metricsHandler(observability.metrics, config.metricsToken));
   }
+  // The browsable API's script, stylesheet and icon, under content-hashed names.
+  if (config.browsableApi) app.use(serveAssets);
+  setBrowsable(config.browsableApi);
   app.use(negotiateFormat);
   const compress = compression({ threshold: 1024 });
   // Most API clients ask for no encoding: they skip the compression wrapper altogether.
@@ -75,6 +80,11 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     version: PACKAGE_VERSION,
     token: config.apiToken !== undefined,
     order: COLLECTION_NAMES,
+  });
+  configureBrowsable({
+    document,
+    token: config.apiToken !== undefined,
+    resources: COLLECTION_DECLARATIONS,
   });
   // Swagger UI from the swagger-ui-dist package, served by this process: no CDN.
   SwaggerModule.setup('api/docs', app, document, {

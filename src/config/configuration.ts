@@ -55,6 +55,8 @@ export interface AppConfig {
   idempotencyTtlMs: number;
   /** Whether a single-record write without If-Match is refused (428). */
   requireIfMatch: boolean;
+  /** The HTML pages of the browsable API for browsers; off, a browser gets JSON. */
+  browsableApi: boolean;
 }
 
 export interface ReplicaConfig {
@@ -170,6 +172,10 @@ class Environment {
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   REQUIRE_IF_MATCH?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  BROWSABLE_API?: string;
 }
 
 /** `PAGE_TOTAL_COUNT_MARBLES` and the like: one collection's count, by its name in capitals. */
@@ -284,6 +290,7 @@ export function loadConfig(
     otelServiceName: vars.OTEL_SERVICE_NAME || 'record-collections',
     idempotencyTtlMs: ttlSeconds * 1000,
     requireIfMatch: flag(vars.REQUIRE_IF_MATCH ?? 'false'),
+    browsableApi: flag(vars.BROWSABLE_API ?? 'true'),
   };
 }
 
@@ -313,6 +320,7 @@ export const ENVIRONMENT_VARIABLES = [
   'OTEL_SERVICE_NAME',
   'IDEMPOTENCY_TTL',
   'REQUIRE_IF_MATCH',
+  'BROWSABLE_API',
 ] as const satisfies readonly (keyof Environment)[];
 
 function pick(env: Record<string, string | undefined>): Record<string, string> {

@@ -6,6 +6,15 @@
  * Each format is one entry of RENDERERS: its Content-Type, how it writes a result and how it
  * writes an error. A new format is a new entry there (and a member of Format).
  */
+import {
+  Envelope,
+  PageContext,
+  PageData,
+  PageRequest,
+  errorPage,
+  resultPage,
+  statusLine,
+} from './html-pages';
 import { buildEnvelope } from './envelope';
 import { Page } from './paginator';
 import { singular } from './names';
@@ -23,7 +32,7 @@ import {
 } from './xml';
 import { ScalarField, ScalarType } from './fields';
 
-export type Format = 'json' | 'xml';
+export type Format = 'json' | 'xml' | 'html';
 
 /** A response with a message, and the records it concerns (bulk operations). */
 export class Message<T = unknown> {
@@ -78,6 +87,8 @@ export interface RenderRequest {
   pathUrl(): string;
   /** The methods the path serves (the `Allow` of OPTIONS). */
   allowedMethods(): string[];
+  /** What the HTML page needs besides (how it was asked, the route's title, the assets). */
+  page?(): PageRequest;
 }
 
 /** Where the request came from, for next/previous links. */
@@ -149,9 +160,11 @@ export interface RenderContext {
   headers: ResponseHeaders;
 }
 
-/** One format: its Content-Type and how it writes results and errors. */
+/** One format: its Content-Type (and other headers) and how it writes results and errors. */
 export interface Renderer {
   contentType: string;
+  /** Headers every response in this format carries. */
+  headers?: ResponseHeaders;
   result(result: unknown, context: RenderContext): string;
   /** `request` is absent where no request is at hand (the OpenAPI document's examples). */
   error(failure: Failure, request?: RenderRequest): string;
@@ -171,7 +184,70 @@ export const RENDERERS: Record<Format, Renderer> = {
       renderBody(result, 'xml', resource, () => request.url()),
     error: ({ body }) => encodeXml('hash', body),
   },
+  html: {
+    contentType: 'text/html; charset=utf-8',
+    headers: {
+      // Its own script, stylesheet and images only: no inline code, no other origin.
+      'Content-Security-Policy':
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-store',
+    },
+    result: (result, { resource, request, headers }) => {
+      const url = () => request.url();
+      const xml = renderBody(result, 'xml', resource, url);
+      let data: PageData;
+      let json: unknown = result;
+      if (result instanceof Page) {
+        const { base, query } = url();
+        const envelope = buildEnvelope(result, base, query);
+        data = { kind: 'list', page: result, envelope: envelope as Envelope };
+        json = envelope;
+      } else if (Array.isArray(result)) data = { kind: 'bare-list', records: result };
+      else if (result instanceof Message) {
+        data = { kind: 'message', message: result.message, records: result.records as Row[] };
+      } else if (result instanceof ShapelessBody) {
+        data = { kind: 'document' };
+        json = result.value;
+      } else data = { kind: 'record', record: result as Row };
+      const bodies = { json: JSON.stringify(json, null, 2), xml };
+      return resultPage(data, resource, pageContext(request, headers), bodies);
+    },
+    error: (failure, request) => {
+      if (!request?.page) throw new Error('An HTML error page needs its request.');
+      const context = pageContext(request, { ...failure.headers });
+      context.title = statusLine(failure.status);
+      context.description = undefined;
+      const bodies = {
+        json: JSON.stringify(failure.body, null, 2),
+        xml: encodeXml('hash', failure.body),
+      };
+      return errorPage(failure.body, request.page().resource, context, bodies);
+    },
+  },
 };
+
+type Row = Record<string, unknown>;
+
+/** Headers the page shows, in this order. */
+const SHOWN_HEADERS = ['ETag', 'Location', 'Allow', 'Retry-After'];
+
+/** The request and response around an HTML page. */
+function pageContext(request: RenderRequest, headers: ResponseHeaders): PageContext {
+  const allow = request.allowedMethods();
+  const shown: ResponseHeaders = { Allow: allow.join(', '), ...headers };
+  return {
+    ...request.page!(),
+    method: request.method,
+    status: request.status,
+    allow,
+    headers: SHOWN_HEADERS.filter((name) => shown[name]).map((name): [string, string] => [
+      name,
+      shown[name],
+    ]),
+  };
+}
 
 /**
  * The response to a handler's result: `Allow` on OPTIONS, `Location` of a record created (201),
@@ -192,15 +268,17 @@ export function renderResult(
   const tag = (result as Tagged)[ENTITY_TAG];
   if (tag !== undefined) headers.ETag = tag;
   const renderer = RENDERERS[format];
+  const body = renderer.result(result, { resource, request, headers });
+  if (renderer.headers) Object.assign(headers, renderer.headers);
   headers['Content-Type'] = renderer.contentType;
-  return { headers, body: renderer.result(result, { resource, request, headers }) };
+  return { headers, body };
 }
 
 /** The response to an error: its own headers, then the Content-Type of `format`. */
 export function renderError(format: Format, failure: Failure, request?: RenderRequest): Rendering {
   const renderer = RENDERERS[format];
   return {
-    headers: { ...failure.headers, 'Content-Type': renderer.contentType },
+    headers: { ...failure.headers, ...renderer.headers, 'Content-Type': renderer.contentType },
     body: renderer.error(failure, request),
   };
 }

@@ -2,14 +2,23 @@ import type { NextFunction, Request, Response } from 'express';
 import { Format } from '../core/render';
 import { sendError } from './respond';
 
+/** Whether the browsable API is on (BROWSABLE_API), set once at start. */
+let browsable = true;
+
+export function setBrowsable(on: boolean): void {
+  browsable = on;
+}
+
 const SUFFIX = /\.([A-Za-z][A-Za-z0-9]*)\/?$/;
 /** Routes that take a format suffix: the collections and health, not the documentation pages. */
 const SUFFIXED = /^\/(api\/(demo|plain)|health)\//;
 
 /**
- * Express middleware, first in the chain (CONTRACT §1): path suffix, then `format=`, then the
- * `Accept` header. A suffix is removed from the URL so that routes never see it. An explicit
- * format other than json or xml ends the request with 406.
+ * Express middleware, first in the chain: path suffix, then `format=`, then the `Accept` header.
+ * A suffix is removed from the URL so that routes never see it. An explicit format other than
+ * json or xml (or html, for a GET or HEAD while the browsable API is on) ends the request with
+ * 406. For the HTML page, `res.locals.htmlAsked` says how it was asked for (the page's links
+ * ask for HTML the same way).
  */
 export function negotiateFormat(req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Vary', 'Accept');
@@ -27,16 +36,92 @@ export function negotiateFormat(req: Request, res: Response, next: NextFunction)
   }
   if (explicit !== undefined) {
     const format = explicit.toLowerCase();
-    if (format !== 'json' && format !== 'xml') {
+    const page = format === 'html' && browsable && pageMethod(req.method);
+    if (format !== 'json' && format !== 'xml' && !page) {
+      // A JSON body, except for a browser that asked for the page: it gets the 406 page.
+      const accept = req.headers.accept;
+      if (accept !== undefined && negotiate(accept, req.method, browsable) === 'html') {
+        res.locals.format = 'html';
+        res.locals.htmlAsked = 'accept';
+      }
       sendError(res, 406, { message: `Format "${explicit}" is not available; use json or xml.` });
       return;
     }
-    res.locals.format = format;
+    if (page) {
+      res.locals.format = 'html';
+      res.locals.htmlAsked = suffix ? 'suffix' : 'query';
+    } else res.locals.format = format;
   } else {
     const accept = req.headers.accept;
-    res.locals.format = accept === undefined || accept === '*/*' ? 'json' : fromAccept(accept);
+    res.locals.format =
+      accept === undefined || accept === '*/*' ? 'json' : negotiate(accept, req.method, browsable);
+    if (res.locals.format === 'html') res.locals.htmlAsked = 'accept';
   }
   next();
+}
+
+function pageMethod(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
+
+/**
+ * The answer an Accept header asks for. HTML only when the header names `text/html` itself
+ * (not through `text/*` or `*\/*`) and ranks it above the JSON or XML fromAccept picks: a higher
+ * q, or the same q with a less specific or later range for the other. Then a GET or HEAD gets the
+ * page while the browsable API is on, and anything else JSON: a browser never falls into XML.
+ */
+export function negotiate(header: string, method: string, pages: boolean): Format {
+  // API clients name no text/html: their Accept is parsed once, as before the pages existed.
+  if (!HTML_RANGE.test(header)) return fromAccept(header);
+  const ranges = parseRanges(header);
+  const html = ranges.find((r) => r.type === 'text/html');
+  const other = fromAccept(header);
+  if (html === undefined || html.q === 0) return other;
+  let rival = { q: 0, specificity: -1, position: Infinity };
+  for (const range of ranges) {
+    const specificity = specificityFor(other, range.type);
+    if (specificity > rival.specificity) rival = { ...range, specificity };
+  }
+  if (rival.specificity < 0) rival.q = 0;
+  const preferred =
+    html.q > rival.q ||
+    (html.q === rival.q && (rival.specificity < 2 || html.position < rival.position));
+  if (!preferred) return other;
+  return pages && pageMethod(method) ? 'html' : 'json';
+}
+
+const HTML_RANGE = /text\/html/i;
+
+interface Range {
+  type: string;
+  q: number;
+  position: number;
+}
+
+/** The media ranges of an Accept header, lower-cased, with their q-values (0 when malformed). */
+function parseRanges(header: string): Range[] {
+  return header.split(',').map((range, position) => {
+    const [type, ...params] = range.split(';');
+    let q = 1;
+    for (const param of params) {
+      const [name, value] = param.split('=');
+      if (name.trim().toLowerCase() === 'q') q = Number(value);
+    }
+    if (!(q >= 0 && q <= 1)) q = 0;
+    return { type: type.trim().toLowerCase(), q, position };
+  });
+}
+
+/** How specifically a media range names a format: 2 exactly, 1 by its type, 0 `*\/*`, -1 not. */
+function specificityFor(format: 'json' | 'xml', type: string): number {
+  if (
+    format === 'json'
+      ? type === 'application/json'
+      : type === 'application/xml' || type === 'text/xml'
+  )
+    return 2;
+  if (type === 'application/*' || (format === 'xml' && type === 'text/*')) return 1;
+  return type === '*/*' ? 0 : -1;
 }
 
 /**
@@ -45,7 +130,7 @@ export function negotiateFormat(req: Request, res: Response, next: NextFunction)
  * the more specific match, then the earlier range, then JSON. Media-type parameters other than q
  * (`charset=utf-8`) do not stop a range from matching.
  */
-export function fromAccept(header: string): Format {
+export function fromAccept(header: string): 'json' | 'xml' {
   let json = { q: 0, specificity: -1, position: Infinity };
   let xml = { q: 0, specificity: -1, position: Infinity };
   header.split(',').forEach((range, position) => {

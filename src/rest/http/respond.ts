@@ -7,6 +7,8 @@ import {
   ResponseHeaders,
   renderError,
 } from '../core/render';
+import { PageRequest } from '../core/html-pages';
+import { pageRequest } from './html-page';
 import { allowedMethods } from './methods';
 
 /** The negotiated format of a request, set by `negotiateFormat`. */
@@ -35,6 +37,10 @@ export class ExpressRenderRequest implements RenderRequest {
 
   allowedMethods(): string[] {
     return allowedMethods(this.req);
+  }
+
+  page(): PageRequest {
+    return pageRequest(this.req);
   }
 }
 

@@ -147,6 +147,6 @@ describe('RENDERERS', () => {
   it('should have one entry per format, each with its Content-Type', () => {
     expect(
       Object.fromEntries(Object.entries(RENDERERS).map(([k, r]) => [k, r.contentType])),
-    ).toEqual({ json: JSON_TYPE, xml: XML_TYPE });
+    ).toEqual({ json: JSON_TYPE, xml: XML_TYPE, html: 'text/html; charset=utf-8' });
   });
 });
