@@ -10,7 +10,7 @@ import { RequestListener, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
-import { ApiDocs, DemoData } from '../sources';
+import { ApiDocs } from '../sources';
 import { contractOf } from './contract';
 import { useApp } from './harness';
 
@@ -43,7 +43,7 @@ interface UntypedApi {
 describe('The OpenAPI document and a client generated from it', () => {
   const t = useApp({
     apiToken: TOKEN,
-    seed: async (app) => new DemoData(app.dataSource).load(),
+    seed: async (app) => app.demoData.load(),
   });
   let doc: Json;
 
@@ -380,7 +380,7 @@ describe.each(['application/json', 'application/xml'])(
   (type) => {
     const t = useApp({
       apiToken: TOKEN,
-      seed: async (app) => new DemoData(app.dataSource).load(),
+      seed: async (app) => app.demoData.load(),
     });
 
     it(
