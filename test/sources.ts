@@ -4,11 +4,12 @@
  * tests import the modules they test directly.)
  */
 export { AppModule } from '../src/app.module';
+export { migrationsOf } from '../src/collection';
 export type { Collection } from '../src/collection';
 export { COLLECTIONS } from '../src/collections';
 export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
-export { MIGRATIONS } from '../src/database/data-source-options';
+export { MIGRATIONS, dataSourceOptions } from '../src/database/data-source-options';
 export { DemoData } from '../src/database/demo-data';
 export type { DemoRows } from '../src/database/demo-data';
 export { APP_OPTIONS, configureApp } from '../src/setup';
