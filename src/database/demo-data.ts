@@ -158,8 +158,8 @@ export class DemoData {
   async clear(): Promise<void> {
     await this.transaction(async (runner) => {
       // A user's billing e-mail points back into a collection: unlinked first.
-      await runner.query(`UPDATE ${this.q('users')} SET ${this.q('email_id')} = NULL`);
-      for (const table of this.tables) await runner.query(`DELETE FROM ${this.q(table)}`);
+      await runner.query(`UPDATE ${this.quote('users')} SET ${this.quote('email_id')} = NULL`);
+      for (const table of this.tables) await runner.query(`DELETE FROM ${this.quote(table)}`);
     });
   }
 
@@ -173,7 +173,7 @@ export class DemoData {
     if (this.dataSource.driver.options.type === 'mysql') {
       // On an empty InnoDB table the counter becomes 1; loading explicit ids moves it past them.
       for (const table of this.tables)
-        await this.dataSource.query(`ALTER TABLE ${this.q(table)} AUTO_INCREMENT = 1`);
+        await this.dataSource.query(`ALTER TABLE ${this.quote(table)} AUTO_INCREMENT = 1`);
       return;
     }
     const [sequence] = await this.dataSource.query(
@@ -227,7 +227,7 @@ export class DemoData {
           if (!isUpdate(step)) continue;
           for (const [id, value] of step.rows) {
             await runner.query(
-              `UPDATE ${this.q(step.table)} SET ${this.q(step.set)} = ? WHERE ${this.q('id')} = ?`,
+              `UPDATE ${this.quote(step.table)} SET ${this.quote(step.set)} = ? WHERE ${this.quote('id')} = ?`,
               [value, id],
             );
           }
@@ -257,7 +257,7 @@ export class DemoData {
       const chunk = rows.slice(start, start + perStatement);
       const tuple = `(${columns.map(() => '?').join(', ')})`;
       await runner.query(
-        `INSERT INTO ${this.q(table)} (${columns.map((c) => this.q(c)).join(', ')}) VALUES ` +
+        `INSERT INTO ${this.quote(table)} (${columns.map((c) => this.quote(c)).join(', ')}) VALUES ` +
           chunk.map(() => tuple).join(', '),
         chunk.flat(),
       );
@@ -280,7 +280,7 @@ export class DemoData {
     }
   }
 
-  private q(name: string): string {
+  private quote(name: string): string {
     return this.dataSource.driver.escape(name);
   }
 }

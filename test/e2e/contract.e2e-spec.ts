@@ -76,12 +76,12 @@ describe('The OpenAPI document and a client generated from it', () => {
       const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Json;
       expect(doc.openapi).toBe('3.0.3');
       expect(doc.info.version).toBe(pkg.version);
-      expect(doc).toEqual(t.app.get(ApiDocs).whole);
+      expect(doc).toEqual(t.app.get(ApiDocs).serviceDocument);
     },
     TOOL_TIMEOUT,
   );
 
-  it('should list every route, in the order of the interface document, with readable operationIds', () => {
+  it('should list every route, collections in the order of COLLECTIONS, with readable operationIds', () => {
     // Each collection's standard routes follow from its declaration; marbles adds two of its own.
     const own: Record<string, string[]> = {
       marbles: [
@@ -263,7 +263,7 @@ describe('The OpenAPI document and a client generated from it', () => {
   it(
     'should tell a response the document does not describe',
     async () => {
-      const contract = contractOf(t.app.get(ApiDocs).whole);
+      const contract = contractOf(t.app.get(ApiDocs).serviceDocument);
       const res = await t.http().get('/api/demo/marbles/1');
       const wrong = {
         ...res,
@@ -329,7 +329,7 @@ describe('The OpenAPI document and a client generated from it', () => {
       const server = createServer(t.app.getHttpAdapter().getInstance() as RequestListener);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const contract = contractOf(t.app.get(ApiDocs).whole);
+      const contract = contractOf(t.app.get(ApiDocs).serviceDocument);
       const problems: string[] = [];
       // Every answer the client gets is checked against the document too.
       const checkedFetch: typeof fetch = async (input, init) => {

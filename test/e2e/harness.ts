@@ -159,7 +159,7 @@ export class TestApp {
    */
   http(): ReturnType<typeof request> {
     const agent = request(this.app.getHttpServer());
-    const contract = contractOf(this.app.get(ApiDocs).whole);
+    const contract = contractOf(this.app.get(ApiDocs).serviceDocument);
     return new Proxy(agent, {
       get(target, name: string) {
         const value = (target as unknown as Record<string, unknown>)[name];
@@ -239,7 +239,7 @@ export class TestApp {
       const batch = rows.slice(start, end);
       const tuple = `(${columns.map(() => '?').join(', ')})`;
       await this.query(
-        `INSERT INTO ${this.q(table)} (${columns.map((c) => this.q(c)).join(', ')}) VALUES ` +
+        `INSERT INTO ${this.quote(table)} (${columns.map((c) => this.quote(c)).join(', ')}) VALUES ` +
           batch.map(() => tuple).join(', '),
         batch.flatMap((row) =>
           columns.map((c) => (typeof row[c] === 'boolean' ? (row[c] ? 1 : 0) : row[c])),
@@ -263,9 +263,9 @@ export class TestApp {
   rows(table: string, orderBy = 'id'): Promise<Row[]> {
     const order = orderBy
       .split(',')
-      .map((c) => this.q(c))
+      .map((c) => this.quote(c))
       .join(', ');
-    return this.query(`SELECT * FROM ${this.q(table)} ORDER BY ${order}`);
+    return this.query(`SELECT * FROM ${this.quote(table)} ORDER BY ${order}`);
   }
 
   /**
@@ -302,7 +302,7 @@ export class TestApp {
     await this.app?.close();
   }
 
-  private q(name: string): string {
+  private quote(name: string): string {
     return this.dataSource.driver.escape(name);
   }
 }
