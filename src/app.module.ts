@@ -4,7 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfigModule } from './config/config.module';
 import { AppConfig, describeDatabase } from './config/configuration';
-import { APP_COLLECTIONS, Collection, migrationsOf } from './collection';
+import { APP_COLLECTIONS, Collection, migrationsOf } from './database/collection';
 import { CollectionsCheck } from './collections-check';
 import { COLLECTIONS } from './collections';
 import { connectDatabase } from './database/connect';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityMetadata } from 'typeorm';
-import { APP_COLLECTIONS, Collection } from './collection';
+import { APP_COLLECTIONS, Collection } from './database/collection';
 import { entityProblem } from './database/entity-check';
 import { DeclarationError } from './rest/core/resource';
 

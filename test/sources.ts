@@ -4,8 +4,8 @@
  * tests import the modules they test directly.)
  */
 export { AppModule } from '../src/app.module';
-export { migrationsOf } from '../src/collection';
-export type { Collection } from '../src/collection';
+export { migrationsOf } from '../src/database/collection';
+export type { Collection } from '../src/database/collection';
 export { COLLECTIONS } from '../src/collections';
 export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';

@@ -7,7 +7,7 @@
  * migrations), which the rest of src/database never does.
  */
 import { parseArgs } from 'node:util';
-import { migrationsOf } from '../collection';
+import { migrationsOf } from './collection';
 import { COLLECTIONS } from '../collections';
 import { loadConfig } from '../config/configuration';
 import { dataSourceOptions } from './data-source-options';

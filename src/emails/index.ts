@@ -1,4 +1,4 @@
-import type { Collection } from '../collection';
+import type { Collection } from '../database/collection';
 import { Email } from './email.entity';
 import { EMAILS_DEMO } from './emails.demo';
 import { EmailsModule } from './emails.module';

@@ -1,4 +1,4 @@
-import type { Collection } from '../collection';
+import type { Collection } from '../database/collection';
 import { Marble } from './marble.entity';
 import { MARBLES_DEMO } from './marbles.demo';
 import { MarblesModule } from './marbles.module';

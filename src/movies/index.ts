@@ -1,4 +1,4 @@
-import type { Collection } from '../collection';
+import type { Collection } from '../database/collection';
 import { Movie } from './movie.entity';
 import { MOVIES_DEMO } from './movies.demo';
 import { MoviesModule } from './movies.module';

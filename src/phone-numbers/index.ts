@@ -1,4 +1,4 @@
-import type { Collection } from '../collection';
+import type { Collection } from '../database/collection';
 import { PhoneNumber } from './phone-number.entity';
 import { PHONE_NUMBERS_DEMO } from './phone-numbers.demo';
 import { PhoneNumbersModule } from './phone-numbers.module';

@@ -1,13 +1,13 @@
 /**
- * What a collection's folder exports (its `index.ts`): everything the application needs of it.
- * `src/collections.ts` lists the folders; the modules, the demo data, the migrations, the OpenAPI
+ * What a collection's folder exports (its `index.ts`): everything the application needs of it
+ * (the shape only: this folder names no collection). `src/collections.ts` lists the folders; the modules, the demo data, the migrations, the OpenAPI
  * document's tags and description and the start-up checks all come from that list.
  */
 import type { Type } from '@nestjs/common';
 import type { MigrationInterface } from 'typeorm';
-import { MIGRATIONS } from './database/data-source-options';
-import type { DemoRows } from './database/demo-data';
-import type { ResourceDefinition } from './rest/core/resource';
+import type { ResourceDefinition } from '../rest/core/resource';
+import { MIGRATIONS } from './data-source-options';
+import type { DemoRows } from './demo-data';
 
 export interface Collection {
   /** The Nest module: `CollectionModule.forFeature(declaration, [entities])`, controller, service. */
