@@ -9,10 +9,10 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
-import { rootLogger } from '../logging';
 import { SQL_OBSERVER } from '../rest/sql/port';
 import { PoolStats } from './metrics';
 import { Observability } from './observability';
+import { rootLogger } from './root-logger';
 
 /** The part of a mysql2 pool read for its metrics (its own fields: mysql2 offers no API). */
 interface Mysql2Pool {

@@ -1,10 +1,15 @@
 /**
- * Pure functions from a handler's result to a response body in JSON or XML. Shapes are computed
- * once per collection and cached.
+ * Pure functions from a handler's result (or an error) to a response: its body in the negotiated
+ * format and the headers that go with it (Allow, Location, ETag, Content-Type). XML shapes are
+ * computed once per collection and cached.
+ *
+ * Each format is one entry of RENDERERS: its Content-Type, how it writes a result and how it
+ * writes an error. A new format is a new entry there (and a member of Format).
  */
 import { buildEnvelope } from './envelope';
 import { Page } from './paginator';
 import { singular } from './names';
+import { ENTITY_TAG, Tagged } from './preconditions';
 import { ResourceDefinition, perResource } from './resource';
 import {
   ANY,
@@ -20,11 +25,6 @@ import { ScalarField, ScalarType } from './fields';
 
 export type Format = 'json' | 'xml';
 
-export const CONTENT_TYPES: Record<Format, string> = {
-  json: 'application/json; charset=utf-8',
-  xml: 'application/xml; charset=utf-8',
-};
-
 /** A response with a message, and the records it concerns (bulk operations). */
 export class Message<T = unknown> {
   constructor(
@@ -33,14 +33,51 @@ export class Message<T = unknown> {
   ) {}
 }
 
-/** A body with no declared shape (the OpenAPI document): XML types are inferred from values. */
-export class Untyped {
+/** A body with no declared shape (the OpenAPI document): its XML types come from its values. */
+export class ShapelessBody {
   constructor(readonly value: unknown) {}
 }
 
 export interface ErrorBody {
   message: string;
   errors?: unknown;
+}
+
+/** An error answer: its status, `{message, errors?}` and the headers it needs (Retry-After). */
+export interface Failure {
+  status: number;
+  body: ErrorBody;
+  headers?: ResponseHeaders;
+}
+
+export type ResponseHeaders = Record<string, string>;
+
+/** A body and the headers to send with it; no body for an empty answer (204). */
+export interface Rendering {
+  headers: ResponseHeaders;
+  body: string | undefined;
+}
+
+/** A response rendered earlier (a stored Idempotency-Key answer), sent as it is. */
+export class RenderedResponse {
+  constructor(
+    readonly status: number,
+    readonly headers: ResponseHeaders,
+    readonly body: Buffer,
+  ) {}
+}
+
+/** What rendering may need of the request; each piece is worked out only when asked for. */
+export interface RenderRequest {
+  readonly method: string;
+  /** The status the response leaves with. */
+  readonly status: number;
+  /** The URL as the client sent it, for next/previous links. */
+  url(): RequestUrl;
+  /** The absolute URL of the route's path (no trailing slash, no format suffix): `Location`'s base. */
+  pathUrl(): string;
+  /** The methods the path serves (the `Allow` of OPTIONS). */
+  allowedMethods(): string[];
 }
 
 /** Where the request came from, for next/previous links. */
@@ -104,10 +141,78 @@ function recordShape(resource: ResourceDefinition): XmlShape {
   );
 }
 
-/** The body for a handler's result: a Page, a bare list, a Message or one record. */
-export function renderBody(
+/** What a renderer sees besides the result: the declaration, the request, the headers set. */
+export interface RenderContext {
+  resource: ResourceDefinition | undefined;
+  request: RenderRequest;
+  /** The headers of the response so far (Allow, Location, ETag), for a format that shows them. */
+  headers: ResponseHeaders;
+}
+
+/** One format: its Content-Type and how it writes results and errors. */
+export interface Renderer {
+  contentType: string;
+  result(result: unknown, context: RenderContext): string;
+  /** `request` is absent where no request is at hand (the OpenAPI document's examples). */
+  error(failure: Failure, request?: RenderRequest): string;
+}
+
+/** The formats, by name: the one place where a format is added. */
+export const RENDERERS: Record<Format, Renderer> = {
+  json: {
+    contentType: 'application/json; charset=utf-8',
+    result: (result, { resource, request }) =>
+      renderBody(result, 'json', resource, () => request.url()),
+    error: ({ body }) => JSON.stringify(body),
+  },
+  xml: {
+    contentType: 'application/xml; charset=utf-8',
+    result: (result, { resource, request }) =>
+      renderBody(result, 'xml', resource, () => request.url()),
+    error: ({ body }) => encodeXml('hash', body),
+  },
+};
+
+/**
+ * The response to a handler's result: `Allow` on OPTIONS, `Location` of a record created (201),
+ * the record's `ETag`, and the body in `format` with its Content-Type. No body for `undefined`.
+ */
+export function renderResult(
   result: unknown,
   format: Format,
+  resource: ResourceDefinition | undefined,
+  request: RenderRequest,
+): Rendering {
+  const headers: ResponseHeaders = {};
+  if (request.method === 'OPTIONS') headers.Allow = request.allowedMethods().join(', ');
+  if (result === undefined) return { headers, body: undefined };
+  if (request.status === 201 && isRecord(result)) {
+    headers.Location = `${request.pathUrl()}/${result.id}`;
+  }
+  const tag = (result as Tagged)[ENTITY_TAG];
+  if (tag !== undefined) headers.ETag = tag;
+  const renderer = RENDERERS[format];
+  headers['Content-Type'] = renderer.contentType;
+  return { headers, body: renderer.result(result, { resource, request, headers }) };
+}
+
+/** The response to an error: its own headers, then the Content-Type of `format`. */
+export function renderError(format: Format, failure: Failure, request?: RenderRequest): Rendering {
+  const renderer = RENDERERS[format];
+  return {
+    headers: { ...failure.headers, 'Content-Type': renderer.contentType },
+    body: renderer.error(failure, request),
+  };
+}
+
+function isRecord(result: unknown): result is { id: number } {
+  return typeof result === 'object' && result !== null && 'id' in result && !Array.isArray(result);
+}
+
+/** The JSON or XML body for a handler's result: a Page, a bare list, a Message or one record. */
+export function renderBody(
+  result: unknown,
+  format: 'json' | 'xml',
   resource: ResourceDefinition | undefined,
   url: () => RequestUrl,
 ): string {
@@ -117,7 +222,7 @@ export function renderBody(
     if (format === 'json') return JSON.stringify(envelope);
     return encodeXml('hash', envelope, resource ? shapesOf(resource).envelope : ANY);
   }
-  if (result instanceof Untyped) {
+  if (result instanceof ShapelessBody) {
     return format === 'json' ? JSON.stringify(result.value) : encodeXml('hash', result.value);
   }
   if (format === 'json') return JSON.stringify(result);
@@ -129,6 +234,7 @@ export function renderBody(
   return encodeXml('hash', result, shapes?.record ?? ANY);
 }
 
-export function encodeError(format: Format, body: ErrorBody): string {
-  return format === 'json' ? JSON.stringify(body) : encodeXml('hash', body);
+/** The body of an error with no request at hand (the OpenAPI document's examples). */
+export function encodeError(format: Format, failure: Failure): string {
+  return RENDERERS[format].error(failure);
 }

@@ -512,7 +512,10 @@ function errorResponses(): Record<string, Json> {
         {
           description,
           ...(headers[Number(status)] ? { headers: headers[Number(status)] } : {}),
-          content: media(schema, { json: body, xml: encodeError('xml', body) }),
+          content: media(schema, {
+            json: body,
+            xml: encodeError('xml', { status: Number(status), body }),
+          }),
         },
       ];
     }),

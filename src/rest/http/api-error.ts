@@ -13,7 +13,7 @@ export function statusOf(error: RecordError): number {
   return STATUS[error.problem];
 }
 
-/** An HTTP-level error (CONTRACT §5 body): a status of its own and headers to send with it. */
+/** An HTTP-level error, answered `{message, errors?}`: a status of its own and headers to send with it. */
 export class ApiError extends HttpException {
   constructor(
     status: number,

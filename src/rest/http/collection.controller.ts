@@ -14,7 +14,7 @@ import {
 } from '@nestjs/common';
 import { QueryParams } from '../core/list-query';
 import { Precondition } from '../core/preconditions';
-import { Message, Untyped } from '../core/render';
+import { Message, ShapelessBody } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
 import { RecordCollection } from '../sql/collection';
 import { ApiDocs } from './api-docs';
@@ -22,10 +22,10 @@ import * as Doc from './openapi';
 import { Operation } from './openapi';
 import { RecordIdPipe } from './record-id.pipe';
 import { Resource } from './resource.decorator';
-import { Conditional, IfMatch } from './safe-writes';
+import { Conditional, IfMatch, Write } from './safe-writes';
 
 /** Applies the decorators only where the collection has the route. */
-const when = (on: boolean, ...decorators: MethodDecorator[]) =>
+const routeIf = (on: boolean, ...decorators: MethodDecorator[]) =>
   on ? applyDecorators(...decorators) : () => undefined;
 
 /**
@@ -53,21 +53,22 @@ export function CollectionController(resource: ResourceDefinition) {
 
     @Post()
     @Operation(bulk ? Doc.BULK_CREATE : Doc.CREATE)
+    @Write()
     create(@Body() body: unknown, @Query() query: QueryParams) {
       return this.collection.create(body, query);
     }
 
-    @when(bulk, Put(), Operation(Doc.REPLACE_ALL))
+    @routeIf(bulk, Put(), Operation(Doc.REPLACE_ALL), Write())
     replaceAll(@Body() body: unknown, @Query() query: QueryParams) {
       return this.collection.updateAll(body, query);
     }
 
-    @when(bulk, Patch(), Operation(Doc.UPDATE_ALL))
+    @routeIf(bulk, Patch(), Operation(Doc.UPDATE_ALL), Write())
     updateAll(@Body() body: unknown, @Query() query: QueryParams) {
       return this.collection.updateAll(body, query);
     }
 
-    @when(bulk, Delete(), Operation(Doc.DESTROY_ALL))
+    @routeIf(bulk, Delete(), Operation(Doc.DESTROY_ALL), Write())
     destroyAll(@Body() body: unknown, @Query() query: QueryParams) {
       return this.collection.destroyAll(body, query);
     }
@@ -75,15 +76,15 @@ export function CollectionController(resource: ResourceDefinition) {
     @Options()
     @Operation(Doc.OPTIONS)
     options() {
-      return new Untyped(this.docs.forPath(resource.path));
+      return new ShapelessBody(this.docs.forPath(resource.path));
     }
 
-    @when(probes, Get('ping'), Operation(Doc.PING))
+    @routeIf(probes, Get('ping'), Operation(Doc.PING))
     ping() {
       return new Message('pong');
     }
 
-    @when(probes, Get('child_ping'), Operation(Doc.CHILD_PING))
+    @routeIf(probes, Get('child_ping'), Operation(Doc.CHILD_PING))
     childPing() {
       return new Message('child pong');
     }

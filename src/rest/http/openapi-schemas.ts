@@ -13,7 +13,7 @@ import { MAX_IDS, inputKey, writableFields } from '../core/validation';
 /** A schema, or a reference to one. */
 export type Schema = SchemaObject & { $ref?: string };
 
-/** The most items one bulk request may carry (CONTRACT §4). */
+/** The most items one bulk request may carry: more is a 400 before any is written. */
 export const MAX_BULK_ITEMS = 1000;
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });

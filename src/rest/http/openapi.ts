@@ -18,7 +18,7 @@ import { pascal, withArticle, words } from '../core/names';
 import { PaginatorOptions } from '../core/paginator';
 import { Message } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
-import { Schema, ref } from './openapi-schemas';
+import { MAX_BULK_ITEMS, Schema, ref } from './openapi-schemas';
 
 export const OPERATION = Symbol('openapi-operation');
 
@@ -159,7 +159,7 @@ const one = (resource: ResourceDefinition) => withArticle(sentence(resource)).to
 const Singular = (resource: ResourceDefinition) => pascal(resource.singular);
 const Plural = (resource: ResourceDefinition) => pascal(resource.plural);
 
-/** The strong ETag of a single-record response (CONTRACT §9). */
+/** The strong ETag of a single-record response: `"<id>.<version>"`, for If-Match. */
 export const ETAG: Record<string, Header> = {
   ETag: {
     description:
@@ -180,7 +180,7 @@ const bulkResponse = (resource: ResourceDefinition, description: string): Respon
   schema: ref(`${Singular(resource)}BulkResult`),
 });
 
-/** Field selection (CONTRACT §8), on index, show and the bulk writes. */
+/** Field selection (`only`, `except`), on index, show and the bulk writes. */
 function selectionParameters(resource: ResourceDefinition): ParameterSpec[] {
   const names = selectableFields(resource).join(', ');
   const list = (description: string): ParameterSpec['schema'] => ({
@@ -375,20 +375,11 @@ export const BULK_CREATE: Describe = (context) => {
     summary: `Create ${one(resource)}, or several at once`,
     description:
       'An object creates one record (201, the record, `Location`); an array creates them all ' +
-      `or none (201, \`{message, records}\`, at most ${1000} items).`,
+      `or none (201, \`{message, records}\`, at most ${MAX_BULK_ITEMS} items).`,
     parameters: selectionParameters(resource),
     body: {
       schema: {
-        anyOf: [
-          ref(`${Singular(resource)}Create`),
-          {
-            type: 'array',
-            items: ref(`${Singular(resource)}Create`),
-            minItems: 1,
-            maxItems: 1000,
-            xml: { name: 'hash' },
-          },
-        ],
+        anyOf: [ref(`${Singular(resource)}Create`), bulkItems(ref(`${Singular(resource)}Create`))],
       },
       example: resource.examples.create,
       xmlRoot: resource.singular,
@@ -408,6 +399,24 @@ export const BULK_CREATE: Describe = (context) => {
   };
 };
 
+/**
+ * The body of a bulk form: an array of 1 to MAX_BULK_ITEMS items (all or none), `<hash>` in XML.
+ */
+function bulkItems(items: Schema): Schema {
+  return { type: 'array', items, minItems: 1, maxItems: MAX_BULK_ITEMS, xml: { name: 'hash' } };
+}
+
+/**
+ * An update under PUT: PUT is a partial update as PATCH is, so the same operation, under its
+ * own operationId and summary.
+ */
+function underPut(
+  patch: Describe,
+  names: (resource: ResourceDefinition) => Pick<OperationSpec, 'operationId' | 'summary'>,
+): Describe {
+  return (context) => ({ ...patch(context), ...names(context.resource) });
+}
+
 export const UPDATE: Describe = ({ resource }) => ({
   operationId: `update${Singular(resource)}`,
   summary: `Update ${one(resource)} (partial)`,
@@ -424,11 +433,10 @@ export const UPDATE: Describe = ({ resource }) => ({
 });
 
 /** PUT on a record: the same partial update as PATCH, under its own operationId. */
-export const REPLACE: Describe = (context) => ({
-  ...UPDATE(context),
-  operationId: `replace${Singular(context.resource)}`,
-  summary: `Update ${one(context.resource)} (PUT, also partial)`,
-});
+export const REPLACE = underPut(UPDATE, (resource) => ({
+  operationId: `replace${Singular(resource)}`,
+  summary: `Update ${one(resource)} (PUT, also partial)`,
+}));
 
 export const DESTROY: Describe = ({ resource }) => ({
   operationId: `destroy${Singular(resource)}`,
@@ -442,17 +450,11 @@ export const DESTROY: Describe = ({ resource }) => ({
 export const UPDATE_ALL: Describe = ({ resource }) => ({
   operationId: `bulkUpdate${Plural(resource)}`,
   summary: `Update several ${words(resource.plural)} at once`,
-  description: `All or none, at most ${1000} items; an id that does not exist is a 400.`,
+  description: `All or none, at most ${MAX_BULK_ITEMS} items; an id that does not exist is a 400.`,
   write: true,
   parameters: selectionParameters(resource),
   body: {
-    schema: {
-      type: 'array',
-      items: ref(`${Singular(resource)}BulkUpdate`),
-      minItems: 1,
-      maxItems: 1000,
-      xml: { name: 'hash' },
-    },
+    schema: bulkItems(ref(`${Singular(resource)}BulkUpdate`)),
     example: resource.examples.updateAll,
     xmlRoot: resource.plural,
   },
@@ -460,11 +462,11 @@ export const UPDATE_ALL: Describe = ({ resource }) => ({
   errors: [400, 422],
 });
 
-export const REPLACE_ALL: Describe = (context) => ({
-  ...UPDATE_ALL(context),
-  operationId: `bulkReplace${Plural(context.resource)}`,
-  summary: `Update several ${words(context.resource.plural)} at once (PUT)`,
-});
+/** PUT on the collection: the same bulk update as PATCH, under its own operationId. */
+export const REPLACE_ALL = underPut(UPDATE_ALL, (resource) => ({
+  operationId: `bulkReplace${Plural(resource)}`,
+  summary: `Update several ${words(resource.plural)} at once (PUT)`,
+}));
 
 export const DESTROY_ALL: Describe = ({ resource }) => ({
   operationId: `bulkDestroy${Plural(resource)}`,
@@ -473,13 +475,7 @@ export const DESTROY_ALL: Describe = ({ resource }) => ({
   write: true,
   parameters: selectionParameters(resource),
   body: {
-    schema: {
-      type: 'array',
-      items: { type: 'integer', minimum: 1 },
-      minItems: 1,
-      maxItems: 1000,
-      xml: { name: 'hash' },
-    },
+    schema: bulkItems({ type: 'integer', minimum: 1 }),
     example: resource.examples.deletable.slice(1),
     xmlRoot: 'ids',
   },
@@ -561,7 +557,8 @@ export function statusesOf(spec: OperationSpec, context?: OperationContext): num
   const all = new Set([
     ...(spec.errors ?? []),
     ...(spec.write ? writes(context) : []),
-    // Idempotency-Key on every write; If-Match on the writes of one record (CONTRACT §9).
+    // Idempotency-Key on every write (422 reused for another request, 409 still running);
+    // If-Match on the writes of one record (412 not met, 428 required and missing).
     // 400: a malformed key or If-Match (and a malformed body, which DELETE may carry too).
     ...(spec.write ? [400, 409, 422] : []),
     ...(spec.write && spec.id !== undefined ? [412, 428] : []),

@@ -8,7 +8,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const PREFIX = `${LAST_WRITE_COOKIE}=`;
 
 /**
- * Read-your-writes with read replicas, as Rails does it (CONTRACT §10): the response to every
+ * Read-your-writes with read replicas, as Rails does it: the response to every
  * write (POST, PUT, PATCH, DELETE) sets a cookie with the time it was answered, and the reads of
  * a client whose cookie is younger than `windowSeconds` go to the primary, so they see its write
  * however far the replicas lag. Everything a write request reads (the record it answers with)

@@ -14,8 +14,9 @@ const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
 
 /**
  * The REST layer for the application (`RestModule.forRoot(options)`): the database port over
- * TypeORM's DataSource, the OpenAPI document, the global interceptor (envelope, JSON/XML, safe
- * writes) and exception filter, and the store of Idempotency-Keys with its purge.
+ * TypeORM's DataSource, the OpenAPI document, the global interceptor (rendering) and exception
+ * filter, and the store of Idempotency-Keys with its purge. The store and the options are
+ * exported for the units the write routes attach (`@Write()`, `@Conditional()`).
  */
 @Global()
 @Module({
@@ -34,6 +35,6 @@ const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
     { provide: APP_INTERCEPTOR, useClass: RenderInterceptor },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
   ],
-  exports: [SqlDatabase, ApiDocs],
+  exports: [SqlDatabase, ApiDocs, IdempotencyStore, REST_OPTIONS],
 })
 export class RestModule extends ConfigurableModuleClass {}

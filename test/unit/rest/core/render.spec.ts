@@ -199,13 +199,13 @@ describe('encodeError', () => {
   const body = { message: 'Validation failed.', errors: { name: ['is required.'] } };
 
   it('should encode an error body as JSON', () => {
-    expect(encodeError('json', body)).toBe(
+    expect(encodeError('json', { status: 400, body })).toBe(
       '{"message":"Validation failed.","errors":{"name":["is required."]}}',
     );
   });
 
   it('should encode an error body as XML under hash', () => {
-    expect(encodeError('xml', body)).toBe(
+    expect(encodeError('xml', { status: 400, body })).toBe(
       DECLARATION +
         '<hash><message>Validation failed.</message>' +
         '<errors><name type="array"><name>is required.</name></name></errors></hash>\n',
@@ -213,7 +213,7 @@ describe('encodeError', () => {
   });
 
   it('should encode an error without field errors', () => {
-    expect(encodeError('xml', { message: 'Marble 99 not found.' })).toBe(
+    expect(encodeError('xml', { status: 404, body: { message: 'Marble 99 not found.' } })).toBe(
       DECLARATION + '<hash><message>Marble 99 not found.</message></hash>\n',
     );
   });

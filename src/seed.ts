@@ -2,17 +2,16 @@
  * `npm run seed [-- --reset] [-- --marbles N]`: loads the demo data into the database that
  * DATABASE_URL names. Refuses to touch a database that has data unless --reset is given, which
  * deletes every row and sets the id counters back, so the ids are those of a fresh database.
- *
  * A command of its own, like main.ts: it names the application's collections (their rows and
- * migrations), which the rest of src/database never does.
+ * migrations); src/database does the work and knows none of them.
  */
 import { parseArgs } from 'node:util';
-import { migrationsOf } from './collection';
-import { COLLECTIONS } from '../collections';
-import { loadConfig } from '../config/configuration';
-import { dataSourceOptions } from './data-source-options';
-import { DemoData } from './demo-data';
-import { openDatabase } from './migrate';
+import { migrationsOf } from './database/collection';
+import { COLLECTIONS } from './collections';
+import { loadConfig } from './config/configuration';
+import { dataSourceOptions } from './database/data-source-options';
+import { DemoData } from './database/demo-data';
+import { openDatabase } from './database/migrate';
 
 const USAGE = `Usage: npm run seed -- [options]
 

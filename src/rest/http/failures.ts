@@ -1,0 +1,93 @@
+import { HttpException } from '@nestjs/common';
+import { RecordError } from '../core/errors';
+import { ErrorBody, Failure } from '../core/render';
+import { isDatabaseUnavailable, isStatementTimeout } from '../sql/database-errors';
+import { ApiError, statusOf } from './api-error';
+
+/** What the mapping needs of the request: its method and the methods its path serves. */
+export interface FailedRequest {
+  method: string;
+  allowedMethods(): string[];
+}
+
+/** Where the problems worth an operator's attention go. */
+export interface FailureLog {
+  warn(message: string): void;
+  error(message: string | undefined): void;
+}
+
+/**
+ * The answer to an exception: the application's own errors carry their status; Nest's bare 404
+ * is "no route here" (404, or 405 with `Allow` where the path serves other methods, and 204 with
+ * `Allow` to an OPTIONS there); a statement over its time limit or an unreachable database is a
+ * 503 with `Retry-After`; anything else is logged and answered with a bare 500. No answer carries
+ * a stack trace, SQL or driver text.
+ */
+export function failureOf(exception: unknown, req: FailedRequest, log: FailureLog): Failure {
+  const known = clientFailure(exception);
+  if (known) return known;
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    // The application's own 404s are RecordErrors; a bare 404 is Nest's "no route here".
+    if (status === 404) return routeNotFound(req);
+    return { status, body: { message: messageOf(exception) } };
+  }
+  if (isStatementTimeout(exception)) {
+    log.warn(`statement time limit reached: ${(exception as Error).message}`);
+    return {
+      status: 503,
+      body: {
+        message:
+          'The query took longer than the time limit and was cancelled; narrow it (filters, a ' +
+          'longer search term, no total count) or try again later.',
+      },
+      headers: { 'Retry-After': '5' },
+    };
+  }
+  if (isDatabaseUnavailable(exception)) {
+    log.warn(`database unavailable: ${(exception as Error).message}`);
+    return {
+      status: 503,
+      body: { message: 'The database is unavailable; try again shortly.' },
+      headers: { 'Retry-After': '5' },
+    };
+  }
+  log.error(exception instanceof Error ? exception.stack : String(exception));
+  return { status: 500, body: { message: 'Internal server error.' } };
+}
+
+/** The answer to a RecordError or an ApiError (the application's own errors), else undefined. */
+export function clientFailure(exception: unknown): Failure | undefined {
+  if (exception instanceof RecordError) {
+    return { status: statusOf(exception), body: bodyOf(exception) };
+  }
+  if (exception instanceof ApiError) {
+    return { status: exception.getStatus(), body: bodyOf(exception), headers: exception.headers };
+  }
+  return undefined;
+}
+
+function bodyOf(error: RecordError | ApiError): ErrorBody {
+  const body: ErrorBody = { message: error.message };
+  if (error.errors) body.errors = error.errors;
+  return body;
+}
+
+function routeNotFound(req: FailedRequest): Failure {
+  const allowed = req.allowedMethods();
+  if (allowed.length === 0) return { status: 404, body: { message: 'Not found.' } };
+  const headers = { Allow: allowed.join(', ') };
+  if (req.method === 'OPTIONS') return { status: 204, body: { message: '' }, headers };
+  return {
+    status: 405,
+    body: { message: `Method ${req.method} is not allowed here; allowed: ${allowed.join(', ')}.` },
+    headers,
+  };
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  return typeof message === 'string' ? message : exception.message;
+}
