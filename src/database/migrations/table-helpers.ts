@@ -1,9 +1,9 @@
 /**
  * How a migration describes a table, the same way on both databases: the shared migrations use
- * these, and so does a collection's own (see the books fixture under test/fixtures/).
+ * these, and so does the migration a new collection brings (README, Adding a collection).
  *
  *     const c = await columnTypes(queryRunner);
- *     await createTable(queryRunner, 'books', [c.id(), c.text('title'), c.int('user_id'), c.version()],
+ *     await createTable(queryRunner, 'maps', [c.id(), c.text('title'), c.int('user_id'), c.version()],
  *       [['user_id', 'users', 'CASCADE']], { unique: ['title'] });
  *
  * MySQL gets `datetime(3)`, exact `decimal` and a binary NO PAD collation on text (so that
