@@ -144,14 +144,14 @@ async function quiesce(db, limitMs) {
 }
 
 /**
- * A fresh database with `node dist/database/seed.js --reset --marbles N` (deterministic data).
+ * A fresh database with `node dist/seed.js --reset --marbles N` (deterministic data).
  * The database is dropped and created first, not emptied: a million deleted rows would leave
  * InnoDB purging in the background and the tables' files and statistics those of the old size,
  * and both servers would then be measured against a database busy with itself. Afterwards every
  * table is analyzed, so that the planner's statistics describe the rows just loaded.
  */
 async function seed(db, marbles) {
-  const seedScript = path.join(ROOT, 'dist/database/seed.js');
+  const seedScript = path.join(ROOT, 'dist/seed.js');
   if (!fs.existsSync(seedScript)) throw fail('dist/ is missing: run `npm run build` first');
   const server = await connect(db, false);
   try {

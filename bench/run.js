@@ -19,7 +19,7 @@
  *
  * For each size:
  *  1. Drops and creates the benchmark database, seeds it
- *     (`node dist/database/seed.js --reset --marbles N`) and analyzes its tables; with --reuse,
+ *     (`node dist/seed.js --reset --marbles N`) and analyzes its tables; with --reuse,
  *     a database that already holds N marbles is kept as it is.
  *  2. Starts the servers on 127.0.0.1: the service (as `npm start` runs it, port 3100) and its
  *     references: bench/baseline.js (node:http + mysql2 written by hand, port 3101) and, for the

@@ -4,37 +4,22 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfigModule } from './config/config.module';
 import { AppConfig, describeDatabase } from './config/configuration';
+import { APP_COLLECTIONS, Collection, migrationsOf } from './database/collection';
+import { CollectionsCheck } from './collections-check';
+import { COLLECTIONS } from './collections';
 import { connectDatabase } from './database/connect';
 import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { IdempotencyKey } from './database/idempotency-key.entity';
-import { EmailsModule } from './emails/emails.module';
-import { EMAILS } from './emails/emails.resource';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
-import { MarblesModule } from './marbles/marbles.module';
-import { MARBLES } from './marbles/marbles.resource';
-import { MoviesModule } from './movies/movies.module';
-import { MOVIES } from './movies/movies.resource';
 import { ObservabilityModule } from './observability/observability.module';
-import { PhoneNumbersModule } from './phone-numbers/phone-numbers.module';
-import { PHONE_NUMBERS } from './phone-numbers/phone-numbers.resource';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 import { ReplicaStatus } from './rest/sql/port';
 
-/**
- * The collections this service serves: each a module of its own folder, and its declaration, in
- * the order of the interface document (the order of the OpenAPI document's tags).
- */
-const COLLECTIONS = [
-  { module: EmailsModule, declaration: EMAILS },
-  { module: PhoneNumbersModule, declaration: PHONE_NUMBERS },
-  { module: MarblesModule, declaration: MARBLES },
-  { module: MoviesModule, declaration: MOVIES },
-];
+/** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
-export const COLLECTION_DECLARATIONS = COLLECTIONS.map((c) => c.declaration);
 
 /** How often every process checks each read replica's state and lag. */
 const REPLICA_CHECK_EVERY_MS = 1000;
@@ -55,10 +40,16 @@ export class AppModule {
   /**
    * The application for a validated configuration: `main.ts` reads it from the environment (and
    * `.env`) with `loadConfig`, tests build their own. ConfigModule holds it for injection.
+   * `collections`: what it serves, `COLLECTIONS` unless a test adds its own.
    */
-  static register(config: AppConfig): DynamicModule {
+  static register(
+    config: AppConfig,
+    collections: readonly Collection[] = COLLECTIONS,
+  ): DynamicModule {
     return {
       module: AppModule,
+      providers: [{ provide: APP_COLLECTIONS, useValue: collections }, CollectionsCheck],
+      exports: [APP_COLLECTIONS],
       imports: [
         ConfigModule.forRoot({
           isGlobal: true,
@@ -74,7 +65,7 @@ export class AppModule {
         TypeOrmModule.forRootAsync({
           inject: [APP_CONFIG],
           useFactory: (app: AppConfig) => ({
-            ...dataSourceOptions(app.database, app.replicas.urls),
+            ...dataSourceOptions(app.database, app.replicas.urls, migrationsOf(collections)),
             autoLoadEntities: true,
             // connectDatabase retries what may pass and stops on what cannot.
             toRetry: () => false,
@@ -102,9 +93,9 @@ export class AppModule {
             ]),
           ),
         ),
-        DemoDataModule,
+        DemoDataModule.forRoot(collections.map((c) => c.demo)),
         HealthModule,
-        ...COLLECTIONS.map((c) => c.module),
+        ...collections.map((c) => c.module),
       ],
     };
   }

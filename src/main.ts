@@ -1,3 +1,4 @@
+import './declaration-errors';
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';

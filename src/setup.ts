@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import compression from 'compression';
 import type { Express, NextFunction, Request, Response } from 'express';
-import { COLLECTION_DECLARATIONS, COLLECTION_NAMES } from './app.module';
+import { APP_COLLECTIONS, Collection, describeCollections } from './database/collection';
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { accessLog, resumeSpan } from './logging';
@@ -70,21 +70,22 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   // With read replicas: a client's reads go to the primary just after its writes (CONTRACT §10).
   if (config.replicas.urls.length > 0) app.use(readYourWrites(config.replicas.readAfterWrite));
 
+  const collections = app.get<readonly Collection[]>(APP_COLLECTIONS);
   const document = app.get(ApiDocs).build({
     title: 'Record collections',
     description:
-      'E-mails, marbles and phone numbers under /api/demo, movies under /api/plain. Every route ' +
+      `${describeCollections(collections)} Every route ` +
       'answers in JSON or XML (a `.json` / `.xml` suffix, `?format=`, or `Accept`) and takes JSON ' +
       'or XML bodies. A path answers a method it does not list with 405 and `Allow`.' +
       (config.apiToken ? ' Writes need `Authorization: Bearer <token>` (Authorize).' : ''),
     version: PACKAGE_VERSION,
     token: config.apiToken !== undefined,
-    order: COLLECTION_NAMES,
+    order: collections.map((c) => c.declaration.plural),
   });
   configureBrowsable({
     document,
     token: config.apiToken !== undefined,
-    resources: COLLECTION_DECLARATIONS,
+    resources: collections.map((c) => c.declaration),
   });
   // Swagger UI from the swagger-ui-dist package, served by this process: no CDN.
   SwaggerModule.setup('api/docs', app, document, {

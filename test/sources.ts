@@ -4,10 +4,14 @@
  * tests import the modules they test directly.)
  */
 export { AppModule } from '../src/app.module';
+export { migrationsOf } from '../src/database/collection';
+export type { Collection } from '../src/database/collection';
+export { COLLECTIONS } from '../src/collections';
 export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
-export { MIGRATIONS } from '../src/database/data-source-options';
+export { MIGRATIONS, dataSourceOptions } from '../src/database/data-source-options';
 export { DemoData } from '../src/database/demo-data';
+export type { DemoRows } from '../src/database/demo-data';
 export { APP_OPTIONS, configureApp } from '../src/setup';
 export { scalarFields } from '../src/rest/core/resource';
 export { SqlDatabase } from '../src/rest/sql/port';

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DataSourceOptions } from 'typeorm';
+import { DataSourceOptions, MigrationInterface } from 'typeorm';
 import { DatabaseConfig } from '../config/configuration';
 import { shapeEntitiesFor } from './entity-dialects';
 import { Init1732000000000 } from './migrations/1732000000000-init';
@@ -8,12 +8,18 @@ import { OrderingIndexes1763800000000 } from './migrations/1763800000000-orderin
 import { SafeWrites1763900000000 } from './migrations/1763900000000-safe-writes';
 import { DescriptionKey1764000000000 } from './migrations/1764000000000-description-key';
 
+export type MigrationClass = new () => MigrationInterface;
+
 /** The part of better-sqlite3's Database used here. */
 interface SqliteDatabase {
   function(name: string, options: { deterministic: boolean }, fn: (text: unknown) => unknown): void;
 }
 
-export const MIGRATIONS = [
+/**
+ * The shared migrations: the schema of the internal tables and of the first collections. A
+ * collection added later brings its own (`Collection.migrations`), run after these.
+ */
+export const MIGRATIONS: MigrationClass[] = [
   Init1732000000000,
   OrderingIndexes1763800000000,
   SafeWrites1763900000000,
@@ -23,17 +29,18 @@ export const MIGRATIONS = [
 /**
  * TypeORM options for a configured database. Schema changes are migrations, never `synchronize`.
  * Entities are registered by the feature modules that use them (`autoLoadEntities`); migrations
- * and the demo data need none.
+ * and the demo data need none. `migrations`: all to run, the shared ones first.
  */
 export function dataSourceOptions(
   database: DatabaseConfig,
   replicaUrls: readonly string[] = [],
+  migrations: readonly MigrationClass[] = MIGRATIONS,
 ): DataSourceOptions {
   // The entities' metadata, given the shape of this database: src/database/entity-dialects.ts.
   shapeEntitiesFor(database.type);
   const common = {
     entities: [],
-    migrations: MIGRATIONS,
+    migrations: [...migrations],
     // Run by openDatabase, under a lock, rather than by TypeORM on connect.
     migrationsRun: false,
     synchronize: false,

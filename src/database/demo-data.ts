@@ -2,29 +2,77 @@
  * Deterministic demo data: the same rows, with the same ids, on every run and every database.
  * Rows are inserted with explicit ids in multi-row batches inside transactions, so a million
  * marbles load in about a minute.
+ *
+ * This file knows the shared tables (users, genres) and no collection: each collection's folder
+ * gives its own rows as a `DemoRows`, and the application passes the list in.
  */
 import { DataSource, QueryRunner } from 'typeorm';
 import { toDatabaseTimestamp } from '../rest/core/list-query';
 
+export type Row = unknown[];
+
+/** Rows to insert into a table, each with a value for every one of `columns`, ids included. */
+export interface DemoInsert {
+  table: string;
+  columns: string[];
+  rows: Row[];
+}
+
+/** `UPDATE <table> SET <set> = value WHERE id = id` for each `[id, value]`, after the inserts. */
+export interface DemoUpdate {
+  table: string;
+  set: string;
+  rows: [id: number, value: unknown][];
+}
+
+/** The seeded number generator every collection draws from, one after another. */
+export interface DemoRandom {
+  /** A number in [0, 1). */
+  next(): number;
+  /** A whole number from `min` to `max`, both included. */
+  int(min: number, max: number): number;
+}
+
+/** What a collection's rows may point to: the shared tables' rows, and the generator. */
+export interface DemoContext {
+  random: DemoRandom;
+  /** Users 1..100, `{id, login}`. */
+  users: { id: number; login: string }[];
+  /** Genres 1..10, `{id, name}`. */
+  genres: { id: number; name: string }[];
+}
+
+/** A table whose number of rows the caller chooses (`npm run seed -- --marbles N`). */
+export interface SizedDemoTable {
+  /** The option that sizes it, e.g. `marbles`. */
+  option: string;
+  /** Rows when the caller names no number. */
+  count: number;
+  table: string;
+  columns: string[];
+  /** The row of index `i` (0-based; its id is `i + 1`). */
+  row(i: number, random: DemoRandom): Row;
+}
+
+/** A collection's part of the demo data. */
+export interface DemoRows {
+  /** The collection's tables, in an order that lets their rows be deleted (join tables first). */
+  tables: string[];
+  /** Its rows, drawn in the order of the collections list, after the shared tables' rows. */
+  rows?(context: DemoContext): (DemoInsert | DemoUpdate)[];
+  /** Its table of chosen size, loaded in batches after every collection's `rows`. */
+  sized?: SizedDemoTable;
+}
+
 export interface DemoDataOptions {
-  /** Number of marbles; the large benchmark mode raises it. Default 120. */
-  marbles?: number;
+  /** Rows of each sized table by its option, e.g. `{ marbles: 1_000_000 }` (benchmarks). */
+  sizes?: Record<string, number>;
   /** Called after each batch with rows done and rows in all. */
   progress?: (done: number, total: number) => void;
 }
 
-/** Tables in an order that lets rows be deleted without breaking a foreign key. */
-const TABLES = [
-  'idempotency_keys',
-  'movies_users',
-  'genres_movies',
-  'movies',
-  'phone_numbers',
-  'marbles',
-  'emails',
-  'users',
-  'genres',
-];
+/** The shared tables, deleted after the collections' (their rows point here). */
+const SHARED_TABLES = ['users', 'genres'];
 
 const FIRST = [
   'ann',
@@ -49,32 +97,6 @@ const FIRST = [
   'tess',
 ];
 const LAST = ['archer', 'baker', 'cooper', 'dyer', 'fisher'];
-const COLORS = [
-  'Amber',
-  'Azure',
-  'Cobalt',
-  'Coral',
-  'Crimson',
-  'Emerald',
-  'Ivory',
-  'Jade',
-  'Onyx',
-  'Opal',
-  'Ruby',
-  'Saffron',
-];
-const KINDS = [
-  'Aggie',
-  'Bumblebee',
-  "Cat's Eye",
-  'Clearie',
-  'Galaxy',
-  'Oxblood',
-  'Swirl',
-  'Tiger Eye',
-  'Vortex',
-  'Steelie',
-];
 const GENRES = [
   'Action',
   'Adventure',
@@ -87,41 +109,9 @@ const GENRES = [
   'Romance',
   'Science Fiction',
 ];
-const MOVIES = [
-  'The Long Voyage',
-  'Midnight Harbor',
-  'Paper Lanterns',
-  'The Glass Orchard',
-  'Northern Lights',
-  'A Quiet Engine',
-  'Salt and Cedar',
-  'The Last Cartographer',
-  'Iron Meadow',
-  'Small Hours',
-  'The Copper Fox',
-  'Velvet Static',
-  'Under the Viaduct',
-  'Seven Bridges',
-  'The Lighthouse Keeper',
-  'Borrowed Thunder',
-  'Winter Orchard',
-  'The Tin Astronomer',
-  'Hollow Creek',
-  'Marble Skies',
-  "The Weaver's Daughter",
-  'Signal Fires',
-  'Open Water',
-  'The Clockmaker',
-  'Desert Rain',
-  'Parallel Streets',
-  'Echo Valley',
-  'The Final Draft',
-  'Lantern Festival',
-  'Golden Hour',
-];
 
 /** Mulberry32: a small seeded generator, so every run draws the same numbers. */
-function random(seed: number) {
+function random(seed: number): DemoRandom {
   let a = seed;
   const next = () => {
     a = (a + 0x6d2b79f5) | 0;
@@ -134,18 +124,30 @@ function random(seed: number) {
 
 const EPOCH = Date.UTC(2024, 0, 1);
 
-function stamp(i: number, offsetHours = 0): string {
+/** A timestamp `i + offsetHours` hours after 2024-01-01, with a few milliseconds. */
+export function demoTimestamp(i: number, offsetHours = 0): string {
   return toDatabaseTimestamp(new Date(EPOCH + (i + offsetHours) * 3_600_000 + ((i * 37) % 1000)));
 }
 
-function cents(value: number): string {
+/** A number of cents as a decimal string: 1250 → `12.50`. */
+export function demoCents(value: number): string {
   return (value / 100).toFixed(2);
 }
 
-type Row = unknown[];
+function isUpdate(step: DemoInsert | DemoUpdate): step is DemoUpdate {
+  return 'set' in step;
+}
 
 export class DemoData {
-  constructor(private readonly dataSource: DataSource) {}
+  /** Every table with demo rows, in an order that lets rows be deleted. */
+  private readonly tables: string[];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly collections: readonly DemoRows[],
+  ) {
+    this.tables = ['idempotency_keys', ...collections.flatMap((c) => c.tables), ...SHARED_TABLES];
+  }
 
   async isEmpty(): Promise<boolean> {
     const [row] = await this.dataSource.query('SELECT COUNT(*) AS n FROM users');
@@ -155,8 +157,9 @@ export class DemoData {
   /** Deletes every row of every table. */
   async clear(): Promise<void> {
     await this.transaction(async (runner) => {
-      await runner.query(`UPDATE ${this.q('users')} SET ${this.q('email_id')} = NULL`);
-      for (const table of TABLES) await runner.query(`DELETE FROM ${this.q(table)}`);
+      // A user's billing e-mail points back into a collection: unlinked first.
+      await runner.query(`UPDATE ${this.quote('users')} SET ${this.quote('email_id')} = NULL`);
+      for (const table of this.tables) await runner.query(`DELETE FROM ${this.quote(table)}`);
     });
   }
 
@@ -169,8 +172,8 @@ export class DemoData {
   async resetIds(): Promise<void> {
     if (this.dataSource.driver.options.type === 'mysql') {
       // On an empty InnoDB table the counter becomes 1; loading explicit ids moves it past them.
-      for (const table of TABLES)
-        await this.dataSource.query(`ALTER TABLE ${this.q(table)} AUTO_INCREMENT = 1`);
+      for (const table of this.tables)
+        await this.dataSource.query(`ALTER TABLE ${this.quote(table)} AUTO_INCREMENT = 1`);
       return;
     }
     const [sequence] = await this.dataSource.query(
@@ -178,80 +181,32 @@ export class DemoData {
     );
     if (Number(sequence.n) === 0) return;
     await this.dataSource.query(
-      `DELETE FROM sqlite_sequence WHERE name IN (${TABLES.map(() => '?').join(', ')})`,
-      TABLES,
+      `DELETE FROM sqlite_sequence WHERE name IN (${this.tables.map(() => '?').join(', ')})`,
+      this.tables,
     );
   }
 
   async load(options: DemoDataOptions = {}): Promise<void> {
-    const rnd = random(20240501);
-    const users: Row[] = [];
-    for (let i = 0; i < 100; i++) {
-      users.push([i + 1, `${FIRST[i % 20]}.${LAST[Math.floor(i / 20)]}`]);
-    }
-
-    // 150 e-mails: the first 50 users have two, the rest one. Most users have a primary one;
-    // every third user has a billing address, sometimes one owned by another user.
-    const emails: Row[] = [];
-    const billing: [number, number][] = [];
-    const billed = new Set<number>();
-    let emailId = 0;
-    for (const [userId, login] of users as [number, string][]) {
-      const count = userId <= 50 ? 2 : 1;
-      const primary = userId % 5 === 0 ? -1 : rnd.int(0, count - 1);
-      for (let k = 0; k < count; k++) {
-        emailId++;
-        const domain = ['example.com', 'example.org', 'mail.example.net'][(userId + k) % 3];
-        const address =
-          k === 0 ? `${login}@${domain}` : `${login}.${['work', 'home'][userId % 2]}@${domain}`;
-        emails.push([emailId, address, k === primary ? 1 : 0, userId]);
-      }
-      const billingEmail = userId % 9 === 0 ? ((emailId + 17) % 150) + 1 : emailId;
-      if (userId % 3 === 0 && !billed.has(billingEmail)) {
-        billed.add(billingEmail);
-        billing.push([userId, billingEmail]);
-      }
-    }
-
-    const genres: Row[] = GENRES.map((name, i) => [i + 1, name]);
-
-    const movies: Row[] = [];
-    const genresMovies: Row[] = [];
-    const moviesUsers: Row[] = [];
-    MOVIES.forEach((name, i) => {
-      const id = i + 1;
-      const price = i % 6 === 5 ? null : cents(rnd.int(199, 2999) - (i % 4 === 0 ? 99 : 0));
-      const main = (i % GENRES.length) + 1;
-      movies.push([id, name, price, main, stamp(i * 24), stamp(i * 24, 12)]);
-      const extra = new Set([main]);
-      for (let k = rnd.int(0, 2); k > 0; k--) extra.add(rnd.int(1, GENRES.length));
-      for (const genre of extra) genresMovies.push([id, genre]);
-      const owners = new Set<number>();
-      for (let k = i % 4; k > 0; k--) owners.add(rnd.int(1, 100));
-      for (const user of owners) moviesUsers.push([id, user]);
-    });
-
-    const phones: Row[] = [];
-    for (let i = 0; i < 100; i++) {
-      const [a, b, c] = [
-        200 + ((i * 7) % 800),
-        100 + ((i * 131) % 900),
-        1000 + ((i * 7919) % 9000),
-      ];
-      const styles = [
-        `${a}.${b}.${c}`,
-        `${a}-${b}-${c}`,
-        `(${a}) ${b}-${c}`,
-        `+1 ${a} ${b} ${c}`,
-        `${a} ${b} ${c}`,
-        `+44 (0)20 ${b} ${c}`,
-      ];
-      phones.push([i + 1, styles[i % styles.length], (i % 100) + 1]);
-    }
-
-    const marbleCount = options.marbles ?? 120;
+    const context: DemoContext = {
+      random: random(20240501),
+      users: Array.from({ length: 100 }, (_, i) => ({
+        id: i + 1,
+        login: `${FIRST[i % 20]}.${LAST[Math.floor(i / 20)]}`,
+      })),
+      genres: GENRES.map((name, i) => ({ id: i + 1, name })),
+    };
+    // Drawn here, in the list's order, before anything is written: the generator's sequence,
+    // and so every row, is the same whatever the database.
+    const steps = this.collections.map((c) => c.rows?.(context) ?? []);
+    const sized = this.collections.flatMap((c) => (c.sized ? [c.sized] : []));
+    const count = (table: SizedDemoTable) => options.sizes?.[table.option] ?? table.count;
+    const inserted = (list: (DemoInsert | DemoUpdate)[]) =>
+      list.reduce((n, step) => n + (isUpdate(step) ? 0 : step.rows.length), 0);
     const total =
-      users.length + emails.length + genres.length + movies.length + phones.length + marbleCount;
+      context.users.length +
+      context.genres.length +
+      steps.reduce((n, list) => n + inserted(list), 0) +
+      sized.reduce((n, table) => n + count(table), 0);
     let done = 0;
     const report = (n: number) => {
       done += n;
@@ -259,46 +214,39 @@ export class DemoData {
     };
 
     await this.transaction(async (runner) => {
+      const users = context.users.map((u) => [u.id, u.login]);
       await this.insert(runner, 'users', ['id', 'login'], users);
-      await this.insert(runner, 'emails', ['id', 'email', 'is_primary', 'user_id'], emails);
-      for (const [userId, email] of billing) {
-        await runner.query(
-          `UPDATE ${this.q('users')} SET ${this.q('email_id')} = ? WHERE ${this.q('id')} = ?`,
-          [email, userId],
-        );
-      }
-      report(users.length + emails.length);
+      const genres = context.genres.map((g) => [g.id, g.name]);
       await this.insert(runner, 'genres', ['id', 'name'], genres);
-      await this.insert(
-        runner,
-        'movies',
-        ['id', 'name', 'price', 'main_genre_id', 'created_at', 'updated_at'],
-        movies,
-      );
-      await this.insert(runner, 'genres_movies', ['movie_id', 'genre_id'], genresMovies);
-      await this.insert(runner, 'movies_users', ['movie_id', 'user_id'], moviesUsers);
-      await this.insert(runner, 'phone_numbers', ['id', 'number', 'user_id'], phones);
-      report(genres.length + movies.length + phones.length);
+      report(users.length + genres.length);
+      for (const list of steps) {
+        for (const step of list) {
+          if (!isUpdate(step)) await this.insert(runner, step.table, step.columns, step.rows);
+        }
+        for (const step of list) {
+          if (!isUpdate(step)) continue;
+          for (const [id, value] of step.rows) {
+            await runner.query(
+              `UPDATE ${this.quote(step.table)} SET ${this.quote(step.set)} = ? WHERE ${this.quote('id')} = ?`,
+              [value, id],
+            );
+          }
+        }
+        report(inserted(list));
+      }
     });
 
-    const columns = [
-      'id',
-      'name',
-      'radius_mm',
-      'price',
-      'is_discounted',
-      'created_at',
-      'updated_at',
-      'user_id',
-      'description',
-      'picture',
-    ];
     const batch = 1000;
-    for (let start = 0; start < marbleCount; start += batch) {
-      const rows: Row[] = [];
-      for (let i = start; i < Math.min(start + batch, marbleCount); i++) rows.push(marble(i, rnd));
-      await this.transaction((runner) => this.insert(runner, 'marbles', columns, rows));
-      report(rows.length);
+    for (const table of sized) {
+      const rows = count(table);
+      for (let start = 0; start < rows; start += batch) {
+        const chunk: Row[] = [];
+        for (let i = start; i < Math.min(start + batch, rows); i++) {
+          chunk.push(table.row(i, context.random));
+        }
+        await this.transaction((runner) => this.insert(runner, table.table, table.columns, chunk));
+        report(chunk.length);
+      }
     }
   }
 
@@ -309,7 +257,7 @@ export class DemoData {
       const chunk = rows.slice(start, start + perStatement);
       const tuple = `(${columns.map(() => '?').join(', ')})`;
       await runner.query(
-        `INSERT INTO ${this.q(table)} (${columns.map((c) => this.q(c)).join(', ')}) VALUES ` +
+        `INSERT INTO ${this.quote(table)} (${columns.map((c) => this.quote(c)).join(', ')}) VALUES ` +
           chunk.map(() => tuple).join(', '),
         chunk.flat(),
       );
@@ -332,32 +280,7 @@ export class DemoData {
     }
   }
 
-  private q(name: string): string {
+  private quote(name: string): string {
     return this.dataSource.driver.escape(name);
   }
-}
-
-function marble(i: number, rnd: ReturnType<typeof random>): Row {
-  const id = i + 1;
-  const color = COLORS[i % COLORS.length];
-  const kind = KINDS[Math.floor(i / COLORS.length) % KINDS.length];
-  const series = Math.floor(i / (COLORS.length * KINDS.length));
-  const name = series === 0 ? `${color} ${kind}` : `${color} ${kind} ${series + 1}`;
-  const price =
-    i % 10 === 9 ? null : i % 8 === 0 ? `${rnd.int(1, 40)}.00` : cents(rnd.int(25, 9999));
-  const description =
-    i % 5 === 4 ? '' : `${kind} in ${color.toLowerCase()} glass; 100% hand-made_${series + 1}.`;
-  const created = stamp(i);
-  return [
-    id,
-    name,
-    1 + ((i * 7) % 30),
-    price,
-    rnd.next() < 0.3 ? 1 : 0,
-    created,
-    i % 3 === 0 ? created : stamp(i, 48),
-    i % 7 === 6 ? null : (i % 100) + 1,
-    description,
-    null,
-  ];
 }

@@ -19,8 +19,8 @@ export abstract class IdentifiedRow {
 }
 
 /**
- * The id and the version of a collection's record: every write moves the version (its ETag and
- * If-Match check, CONTRACT §9).
+ * The id and the version of a collection's record: every write moves the version, so the record's
+ * ETag changes with it and a write whose If-Match names an older version is refused.
  */
 export abstract class VersionedRow extends IdentifiedRow {
   @Column({ type: 'int', default: 1 })

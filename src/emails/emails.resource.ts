@@ -21,7 +21,8 @@ export const EMAILS = defineResource({
       searchable: true,
       write: { required: true, email: true, maxLength: 255, unique: true },
     }),
-    // One primary per user (CONTRACT §3), backed by the unique index uq_emails_primary_user_id.
+    // At most one primary address per user; making one primary unflags the user's old one.
+    // The unique index uq_emails_primary_user_id enforces it in the database.
     boolean('is_primary', {
       write: {
         default: false,

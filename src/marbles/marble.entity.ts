@@ -54,7 +54,7 @@ export class Marble extends VersionedRow {
   })
   description_key?: string | null;
 
-  /** No route sets it; the interface document leaves a picture's shape open. */
+  /** No route sets it: what a picture holds (a URL, an upload) is left open. */
   @Column({ type: 'varchar', length: 255, nullable: true })
   picture: string | null;
 }

@@ -36,7 +36,7 @@ export const MOVIES = defineResource({
       rootColumn: 'main_genre_id',
       fields: genreSummary(),
     }),
-    // The interface document: `genres` is empty in listings; show and writes carry the real ones.
+    // Listings carry `genres` empty; show and writes carry the real ones.
     collection('genres', {
       through: 'genres_movies',
       ownerColumn: 'movie_id',
@@ -56,7 +56,8 @@ export const MOVIES = defineResource({
       writeAs: 'user_ids',
     }),
   ],
-  // The interface document: no bulk create, update_all or destroy_all, and a bare list.
+  // Movies are a plain collection: no bulk create, update_all or destroy_all, and the index is a
+  // bare list, not paginated.
   bulk: false,
   examples: {
     id: 1,

@@ -22,11 +22,14 @@ import {
   ApiDocs,
   AppConfig,
   AppModule,
+  COLLECTIONS,
+  Collection,
   DatabaseConfig,
   DemoData,
   configureApp,
   loadConfig,
   parseDatabaseUrl,
+  scalarFields,
 } from '../sources';
 
 export type Row = Record<string, unknown>;
@@ -38,6 +41,8 @@ export type Tables = Record<string, Row[]>;
 export type Seed = Tables | ((t: TestApp) => Promise<void>);
 
 export interface AppOptions extends Partial<AppConfig> {
+  /** The collections the app serves: `COLLECTIONS` unless the suite adds its own. */
+  collections?: readonly Collection[];
   /** Once, after the app has started: the rows every test of the suite reads. */
   seed?: Seed;
   /** Before each test, on emptied tables whose ids start again at 1: the rows each test changes. */
@@ -69,12 +74,22 @@ const CHECKED = new Set(['get', 'post', 'put', 'patch', 'delete', 'options']);
 /** Starting, seeding and closing the app: generous, for a loaded machine or a far MySQL. */
 export const HOOK_TIMEOUT = 60_000;
 
-/** Tables whose ids the database hands out, restarted by `fresh()`. */
-const SEQUENCED = ['users', 'genres', 'emails', 'marbles', 'phone_numbers', 'movies'];
-
-/** Columns the two databases store differently: MySQL hands back 1/0 and `12.50`. */
-const BOOLEAN_COLUMNS = new Set(['is_primary', 'is_discounted']);
-const DECIMAL_COLUMNS = new Set(['price']);
+/** The columns of the collections' fields of a type, by table: `stored()` reads them alike. */
+function columnsOfType(
+  collections: readonly Collection[],
+  type: 'boolean' | 'decimal',
+): Map<string, Set<string>> {
+  return new Map(
+    collections.map(({ declaration }) => [
+      declaration.table,
+      new Set(
+        scalarFields(declaration)
+          .filter((f) => f.type === type)
+          .map((f) => f.column),
+      ),
+    ]),
+  );
+}
 
 export function testDatabase(): DatabaseConfig {
   const kind = process.env.TEST_DATABASE ?? 'sqlite';
@@ -100,9 +115,17 @@ export class TestApp {
   app!: NestExpressApplication;
   dataSource!: DataSource;
   dialect!: 'sqlite' | 'mysql';
+  /** The demo data of the app's collections: `clear()` and `resetIds()` serve `fresh()`. */
+  demoData!: DemoData;
+  /** Columns MySQL hands back as 1/0 and `12.50`, by table, from the declarations. */
+  private booleans = new Map<string, Set<string>>();
+  private decimals = new Map<string, Set<string>>();
 
-  /** Starts the app on emptied tables. */
-  async start(overrides: Partial<AppConfig> = {}): Promise<this> {
+  /** Starts the app, serving `collections`, on emptied tables. */
+  async start(
+    overrides: Partial<AppConfig> = {},
+    collections: readonly Collection[] = COLLECTIONS,
+  ): Promise<this> {
     const config: AppConfig = {
       ...loadConfig({}),
       database: testDatabase(),
@@ -111,7 +134,7 @@ export class TestApp {
       ...overrides,
     };
     const moduleRef = await Test.createTestingModule({
-      imports: [AppModule.register(config)],
+      imports: [AppModule.register(config, collections)],
     }).compile();
     this.app = configureApp(
       moduleRef.createNestApplication<NestExpressApplication>({
@@ -122,7 +145,10 @@ export class TestApp {
     );
     await this.app.init();
     this.dataSource = this.app.get(DataSource);
+    this.demoData = this.app.get(DemoData);
     this.dialect = config.database.type;
+    this.booleans = columnsOfType(collections, 'boolean');
+    this.decimals = columnsOfType(collections, 'decimal');
     await this.fresh();
     return this;
   }
@@ -133,7 +159,7 @@ export class TestApp {
    */
   http(): ReturnType<typeof request> {
     const agent = request(this.app.getHttpServer());
-    const contract = contractOf(this.app.get(ApiDocs).whole);
+    const contract = contractOf(this.app.get(ApiDocs).serviceDocument);
     return new Proxy(agent, {
       get(target, name: string) {
         const value = (target as unknown as Record<string, unknown>)[name];
@@ -187,21 +213,13 @@ export class TestApp {
 
   /** Deletes every row of every table. */
   reset(): Promise<void> {
-    return new DemoData(this.dataSource).clear();
+    return this.demoData.clear();
   }
 
   /** Empties every table and restarts the id sequences, so new records get ids 1, 2, … */
   async fresh(): Promise<void> {
     await this.reset();
-    if (this.dialect === 'mysql') {
-      for (const table of SEQUENCED)
-        await this.query(`ALTER TABLE ${this.q(table)} AUTO_INCREMENT = 1`);
-      return;
-    }
-    const sequences = await this.query(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'",
-    );
-    if (sequences.length > 0) await this.query('DELETE FROM sqlite_sequence');
+    await this.demoData.resetIds();
   }
 
   query(sql: string, parameters?: unknown[]): Promise<Row[]> {
@@ -221,7 +239,7 @@ export class TestApp {
       const batch = rows.slice(start, end);
       const tuple = `(${columns.map(() => '?').join(', ')})`;
       await this.query(
-        `INSERT INTO ${this.q(table)} (${columns.map((c) => this.q(c)).join(', ')}) VALUES ` +
+        `INSERT INTO ${this.quote(table)} (${columns.map((c) => this.quote(c)).join(', ')}) VALUES ` +
           batch.map(() => tuple).join(', '),
         batch.flatMap((row) =>
           columns.map((c) => (typeof row[c] === 'boolean' ? (row[c] ? 1 : 0) : row[c])),
@@ -245,9 +263,9 @@ export class TestApp {
   rows(table: string, orderBy = 'id'): Promise<Row[]> {
     const order = orderBy
       .split(',')
-      .map((c) => this.q(c))
+      .map((c) => this.quote(c))
       .join(', ');
-    return this.query(`SELECT * FROM ${this.q(table)} ORDER BY ${order}`);
+    return this.query(`SELECT * FROM ${this.quote(table)} ORDER BY ${order}`);
   }
 
   /**
@@ -258,12 +276,14 @@ export class TestApp {
    */
   async stored(table: string, orderBy?: string): Promise<Row[]> {
     const rows = await this.rows(table, orderBy);
+    const booleans = this.booleans.get(table) ?? new Set();
+    const decimals = this.decimals.get(table) ?? new Set();
     return rows.map((row) => {
       const out: Row = {};
       for (const [key, value] of Object.entries(row)) {
         if (key === 'primary_user_id' || key === 'description_key' || key === 'version') continue;
-        if (BOOLEAN_COLUMNS.has(key)) out[key] = Number(value) === 1;
-        else if (DECIMAL_COLUMNS.has(key)) out[key] = canonical(value);
+        if (booleans.has(key)) out[key] = Number(value) === 1;
+        else if (decimals.has(key)) out[key] = canonical(value);
         else if (typeof value === 'bigint') out[key] = Number(value);
         else out[key] = value;
       }
@@ -282,7 +302,7 @@ export class TestApp {
     await this.app?.close();
   }
 
-  private q(name: string): string {
+  private quote(name: string): string {
     return this.dataSource.driver.escape(name);
   }
 }
@@ -299,10 +319,11 @@ export function useApp(options: AppOptions | (() => AppOptions) = {}): TestApp {
     const {
       seed,
       seedEach: each,
+      collections,
       ...overrides
     } = typeof options === 'function' ? options() : options;
     seedEach = each;
-    await t.start(overrides);
+    await t.start(overrides, collections);
     await t.seed(seed);
   }, HOOK_TIMEOUT);
   beforeEach(async () => {

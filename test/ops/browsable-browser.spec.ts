@@ -14,7 +14,6 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 import { useApp } from '../e2e/harness';
-import { DemoData } from '../sources';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = join(__dirname, '..', '..', 'test-output');
@@ -32,7 +31,7 @@ describe('browsable API in a browser', () => {
   const t = useApp({
     database: { type: 'sqlite', path: ':memory:' },
     apiToken: TOKEN,
-    seed: async (app) => new DemoData(app.dataSource).load(),
+    seed: async (app) => app.demoData.load(),
   });
   let browser: Browser;
   let base: string;

@@ -9,7 +9,6 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, Browser } from 'playwright-core';
 import { useApp } from '../e2e/harness';
-import { DemoData } from '../sources';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT = join(__dirname, '..', '..', 'test-output', 'api-docs.png');
@@ -19,7 +18,7 @@ describe('API documentation page in a browser', () => {
   const t = useApp({
     database: { type: 'sqlite', path: ':memory:' },
     apiToken: TOKEN,
-    seed: async (app) => new DemoData(app.dataSource).load(),
+    seed: async (app) => app.demoData.load(),
   });
   let browser: Browser;
   let base: string;

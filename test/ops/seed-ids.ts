@@ -1,12 +1,12 @@
 /**
- * `npm run seed` (node dist/database/seed.js) as a process, and the ids a database hands out:
+ * `npm run seed` (node dist/seed.js) as a process, and the ids a database hands out:
  * shared by the SQLite suite (seed.spec.ts) and the MySQL one (mysql/seed-reset.spec.ts).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { assertBuilt, ROOT, scratchDir, startServer } from './process';
 
-export const SEED = join(ROOT, 'dist', 'database', 'seed.js');
+export const SEED = join(ROOT, 'dist', 'seed.js');
 
 export interface Run {
   code: number | null;

@@ -1,5 +1,5 @@
 /**
- * `npm run seed` (the compiled dist/database/seed.js): --help, bad options, and --reset giving
+ * `npm run seed` (the compiled dist/seed.js): --help, bad options, and --reset giving
  * the ids of a fresh database on SQLite (test/ops/mysql/seed-reset.spec.ts does it on MySQL).
  */
 import { sqliteUrl } from './process';

@@ -1,49 +1,16 @@
-import {
-  MigrationInterface,
-  QueryRunner,
-  Table,
-  TableColumnOptions,
-  TableForeignKey,
-  TableIndex,
-} from 'typeorm';
+import { MigrationInterface, QueryRunner } from 'typeorm';
+import { columnTypes, createTable, foreignKey } from './table-helpers';
 
 /**
- * The whole schema. One definition for both databases; the few differences are in `columns`:
- * MySQL gets `datetime(3)`, exact `decimal` and a binary NO PAD collation (so that equality,
- * uniqueness and ordering of text behave as on SQLite); SQLite stores decimals as text, because its NUMERIC
- * affinity would turn them into doubles.
+ * The whole first schema, one definition for both databases (./table-helpers.ts holds the few
+ * differences).
  */
 export class Init1732000000000 implements MigrationInterface {
   name = 'Init1732000000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const mysql = queryRunner.connection.driver.options.type === 'mysql';
-    const c = columns(mysql, mysql ? await binaryCollation(queryRunner) : undefined);
-    const fk = (column: string, table: string, onDelete: string) =>
-      new TableForeignKey({
-        columnNames: [column],
-        referencedTableName: table,
-        referencedColumnNames: ['id'],
-        onDelete,
-      });
-    const index = (table: string, ...columnNames: string[]) =>
-      new TableIndex({ name: `idx_${table}_${columnNames.join('_')}`, columnNames });
-
-    /** A table whose foreign keys (column, table, on delete) are indexed, unless `indexed` says which. */
-    const table = (
-      name: string,
-      columns: TableColumnOptions[],
-      references: [string, string, string][] = [],
-      indexed = references.map(([column]) => column),
-    ) =>
-      queryRunner.createTable(
-        new Table({
-          name,
-          columns,
-          foreignKeys: references.map(([column, target, onDelete]) => fk(column, target, onDelete)),
-          indices: indexed.map((column) => index(name, column)),
-        }),
-      );
+    const c = await columnTypes(queryRunner);
+    const table = createTable.bind(null, queryRunner);
 
     await table('users', [
       c.id(),
@@ -56,7 +23,7 @@ export class Init1732000000000 implements MigrationInterface {
       [c.id(), c.text('email', { isUnique: true }), c.bool('is_primary'), c.int('user_id')],
       [['user_id', 'users', 'CASCADE']],
     );
-    await queryRunner.createForeignKey('users', fk('email_id', 'emails', 'SET NULL'));
+    await queryRunner.createForeignKey('users', foreignKey('email_id', 'emails', 'SET NULL'));
     await table(
       'marbles',
       [
@@ -94,7 +61,7 @@ export class Init1732000000000 implements MigrationInterface {
     for (const [name, column, target] of [
       ['genres_movies', 'genre_id', 'genres'],
       ['movies_users', 'user_id', 'users'],
-    ]) {
+    ] as const) {
       await table(
         name,
         [c.int('movie_id', { isPrimary: true }), c.int(column, { isPrimary: true })],
@@ -102,7 +69,7 @@ export class Init1732000000000 implements MigrationInterface {
           ['movie_id', 'movies', 'CASCADE'],
           [column, target, 'CASCADE'],
         ],
-        [column],
+        { indexed: [column] },
       );
     }
     await onePrimaryEmailPerUser(queryRunner, c.mysql);
@@ -134,45 +101,4 @@ async function onePrimaryEmailPerUser(queryRunner: QueryRunner, mysql: boolean) 
       'CREATE UNIQUE INDEX "uq_emails_primary_user_id" ON "emails" ("user_id") WHERE "is_primary" = 1',
     );
   }
-}
-
-type Extra = Partial<TableColumnOptions>;
-
-/**
- * A binary, NO PAD collation, so that `'Opal'` and `'Opal '` are different values as on SQLite:
- * MariaDB and MySQL 8 name it differently.
- */
-export async function binaryCollation(queryRunner: QueryRunner): Promise<string> {
-  const [{ version }] = await queryRunner.query('SELECT VERSION() AS version');
-  return String(version).includes('MariaDB') ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
-}
-
-function columns(mysql: boolean, collation?: string) {
-  const text = mysql ? { charset: 'utf8mb4', collation } : {};
-  return {
-    mysql,
-    id: (): TableColumnOptions => ({
-      name: 'id',
-      type: 'integer',
-      isPrimary: true,
-      isGenerated: true,
-      generationStrategy: 'increment',
-    }),
-    int: (name: string, extra: Extra = {}): TableColumnOptions => ({ name, type: 'int', ...extra }),
-    text: (name: string, extra: Extra = {}): TableColumnOptions => ({
-      name,
-      type: 'varchar',
-      length: '255',
-      ...text,
-      ...extra,
-    }),
-    longText: (name: string): TableColumnOptions => ({ name, type: 'text', ...text }),
-    bool: (name: string): TableColumnOptions => ({ name, type: 'boolean', default: false }),
-    decimal: (name: string, precision: number, scale: number): TableColumnOptions =>
-      mysql
-        ? { name, type: 'decimal', precision, scale, isNullable: true }
-        : { name, type: 'text', isNullable: true },
-    timestamp: (name: string): TableColumnOptions =>
-      mysql ? { name, type: 'datetime', precision: 3 } : { name, type: 'datetime' },
-  };
 }

@@ -1,10 +1,10 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 
-/** The tables whose records carry a version (CONTRACT §9): the collections'. */
+/** The tables whose records carry a version (their ETag): the collections'. */
 const VERSIONED = ['emails', 'marbles', 'phone_numbers', 'movies'];
 
 /**
- * Safe writes (CONTRACT §9): a `version` on every collection's records, moved by every write
+ * Safe writes: a `version` on every collection's records, moved by every write
  * (the strong ETag and the If-Match check), and `idempotency_keys`, the stored responses of
  * requests sent with an Idempotency-Key.
  *

@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { binaryCollation } from './1732000000000-init';
+import { binaryCollation } from './table-helpers';
 
 /**
  * An index that orders marbles by `description` (src/rest/sql/walks.ts, PrefixWalk). A TEXT

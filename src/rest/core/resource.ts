@@ -1,4 +1,4 @@
-import { Field, ScalarField } from './fields';
+import { Field, ScalarField, ScalarType, WriteRules } from './fields';
 import { PaginatorOptions } from './paginator';
 
 /** How a collection is declared: the one description everything else is derived from. */
@@ -48,6 +48,20 @@ export interface ResourceExamples {
 /** A checked declaration, with its defaults filled in. */
 export type ResourceDefinition = Required<ResourceDeclaration>;
 
+/** A declaration that cannot work: one line naming the collection and what is wrong. */
+export class DeclarationError extends Error {
+  constructor(collection: string, problem: string) {
+    super(`${collection}: ${problem}`);
+    this.name = 'DeclarationError';
+  }
+}
+
+/**
+ * Fills in the defaults and checks the declaration as a whole, so that a mistake stops the start
+ * with a line naming the collection and the field rather than failing in whatever derives from
+ * it first (the validators, the SQL, the OpenAPI examples). What needs the table itself (columns,
+ * types, foreign keys) is checked at start against the entity: src/collections-check.ts.
+ */
 export function defineResource(declaration: ResourceDeclaration): ResourceDefinition {
   const definition: ResourceDefinition = {
     bulk: true,
@@ -55,15 +69,120 @@ export function defineResource(declaration: ResourceDeclaration): ResourceDefini
     pagination: {},
     ...declaration,
   };
-  const names = new Set<string>();
-  for (const field of definition.fields) {
-    if (names.has(field.name)) throw new Error(`${definition.plural}: field ${field.name} twice`);
-    names.add(field.name);
-  }
-  if (!definition.fields.some((f) => f.kind === 'scalar' && f.name === 'id')) {
-    throw new Error(`${definition.plural}: no id field`);
-  }
+  const problem = declarationProblem(definition);
+  if (problem) throw new DeclarationError(definition.plural, problem);
   return definition;
+}
+
+const LENGTH_RULES: (keyof WriteRules)[] = ['maxLength', 'notBlank', 'email'];
+const RULES_OF: Record<ScalarType, (keyof WriteRules)[]> = {
+  integer: ['min', 'references'],
+  string: LENGTH_RULES,
+  boolean: ['exclusiveWithin'],
+  decimal: ['greaterThan', 'max'],
+  timestamp: [],
+};
+const TYPED_RULES = new Set(Object.values(RULES_OF).flat());
+
+/** The first thing wrong with a declaration, or undefined. */
+export function declarationProblem(resource: ResourceDefinition): string | undefined {
+  const names = new Set<string>();
+  const byName = new Map<string, ScalarField>();
+  for (const field of resource.fields) {
+    if (names.has(field.name)) return `field ${field.name} is declared twice`;
+    names.add(field.name);
+    if (field.kind === 'scalar') byName.set(field.name, field);
+    if (field.kind === 'collection' && field.writeAs) {
+      if (names.has(field.writeAs))
+        return `${field.name} is written as ${field.writeAs}, a field's name`;
+      names.add(field.writeAs);
+    }
+  }
+  if (byName.get('id')?.type !== 'integer') return 'no integer id field';
+  for (const field of byName.values()) {
+    const problem = fieldProblem(field, byName);
+    if (problem) return `field ${field.name} ${problem}`;
+  }
+  return examplesProblem(resource, byName);
+}
+
+function fieldProblem(field: ScalarField, byName: Map<string, ScalarField>): string | undefined {
+  if (field.searchable && field.type !== 'string') {
+    return `is searchable but is ${field.type === 'integer' ? 'an' : 'a'} ${field.type}, not a string`;
+  }
+  if (field.type === 'decimal' && field.scale === undefined) return 'is a decimal without a scale';
+  if (field.prefixKey && field.type !== 'string') return 'has a prefix key but is not a string';
+  const write = field.write ?? {};
+  for (const rule of Object.keys(write) as (keyof WriteRules)[]) {
+    if (
+      write[rule] !== undefined &&
+      TYPED_RULES.has(rule) &&
+      !RULES_OF[field.type].includes(rule)
+    ) {
+      return `is ${field.type === 'integer' ? 'an' : 'a'} ${field.type}: ${rule} does not apply`;
+    }
+  }
+  const group = write.exclusiveWithin?.field;
+  if (group !== undefined && !byName.has(group)) {
+    return `is exclusive within ${group}, which is not a field`;
+  }
+  return undefined;
+}
+
+/** What a client may write: scalar fields with write rules, and collections' `writeAs` keys. */
+function writableNames(resource: ResourceDefinition): Set<string> {
+  return new Set(
+    resource.fields.flatMap((f) =>
+      f.kind === 'scalar'
+        ? f.write
+          ? [f.name]
+          : []
+        : f.kind === 'collection' && f.writeAs
+          ? [f.writeAs]
+          : [],
+    ),
+  );
+}
+
+function examplesProblem(
+  resource: ResourceDefinition,
+  byName: Map<string, ScalarField>,
+): string | undefined {
+  const { examples } = resource;
+  if (resource.bulk && examples.updateAll === undefined) {
+    return 'bulk update is enabled but examples.updateAll is missing';
+  }
+  if (!resource.bulk && examples.updateAll !== undefined) {
+    return 'examples.updateAll is given but bulk routes are disabled (bulk: false)';
+  }
+  const deletable = resource.bulk ? 2 : 1;
+  if (examples.deletable.length < deletable) {
+    return resource.bulk
+      ? 'examples.deletable needs a record for destroy and at least one for bulk destroy'
+      : 'examples.deletable needs a record for destroy';
+  }
+  const writable = writableNames(resource);
+  const bodies: [string, Record<string, unknown>][] = [
+    ['examples.create', examples.create],
+    ['examples.update', examples.update],
+    ...(examples.updateAll ?? []).map(
+      (body, i) => [`examples.updateAll[${i}]`, body] as [string, Record<string, unknown>],
+    ),
+  ];
+  for (const [where, body] of bodies) {
+    for (const name of Object.keys(body)) {
+      if (name === 'id' && where.startsWith('examples.updateAll')) continue;
+      if (!writable.has(name)) return `${where} sets ${name}, which is not a writable field`;
+    }
+  }
+  for (const [name, field] of byName) {
+    if (field.write?.required && !(name in examples.create)) {
+      return `examples.create lacks ${name}, a required field`;
+    }
+  }
+  const missingId = (examples.updateAll ?? []).findIndex((body) => typeof body.id !== 'number');
+  if (missingId >= 0) return `examples.updateAll[${missingId}] has no id`;
+  return undefined;
 }
 
 /** `build` run once per declaration, its result kept with it: for what is derived per collection. */

@@ -195,7 +195,8 @@ export class ApiDocs {
     return this.document;
   }
 
-  get whole(): OpenAPIObject {
+  /** The document of every route of the service (`forPath` cuts one collection's out of it). */
+  get serviceDocument(): OpenAPIObject {
     if (!this.document) throw new Error('The OpenAPI document has not been generated.');
     return this.document;
   }
@@ -204,7 +205,7 @@ export class ApiDocs {
   forPath(path: string): OpenAPIObject {
     let part = this.parts.get(path);
     if (part) return part;
-    const whole = this.whole;
+    const whole = this.serviceDocument;
     const paths = Object.fromEntries(
       Object.entries(whole.paths).filter(([p]) => p === path || p.startsWith(`${path}/`)),
     );

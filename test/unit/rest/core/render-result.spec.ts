@@ -12,7 +12,7 @@ import {
 import { defineResource } from '../../../../src/rest/core/resource';
 
 const WIDGETS = defineResource({
-  examples: { id: 1, deletable: [1], create: {}, update: {} },
+  examples: { id: 1, deletable: [1, 2], create: {}, update: {}, updateAll: [{ id: 1 }] },
   path: '/api/demo/widgets',
   singular: 'widget',
   plural: 'widgets',

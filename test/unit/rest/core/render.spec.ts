@@ -4,6 +4,7 @@ import { Message, RequestUrl, encodeError, renderBody } from '../../../../src/re
 import { defineResource } from '../../../../src/rest/core/resource';
 
 const GADGETS = defineResource({
+  bulk: false,
   examples: { id: 1, deletable: [1], create: {}, update: {} },
   path: '/api/demo/gadgets',
   singular: 'gadget',

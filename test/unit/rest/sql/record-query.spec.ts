@@ -10,7 +10,8 @@ import { RecordQuery } from '../../../../src/rest/sql/record-query';
  */
 function widgets(tagsInIndex = true): ResourceDefinition {
   return defineResource({
-    examples: { id: 1, deletable: [1], create: {}, update: {} },
+    bulk: false,
+    examples: { id: 1, deletable: [1], create: { note: 'A note' }, update: {} },
     path: '/widgets',
     singular: 'widget',
     plural: 'widgets',

@@ -2,12 +2,16 @@
  * `npm run seed [-- --reset] [-- --marbles N]`: loads the demo data into the database that
  * DATABASE_URL names. Refuses to touch a database that has data unless --reset is given, which
  * deletes every row and sets the id counters back, so the ids are those of a fresh database.
+ * A command of its own, like main.ts: it names the application's collections (their rows and
+ * migrations); src/database does the work and knows none of them.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/configuration';
-import { dataSourceOptions } from './data-source-options';
-import { DemoData } from './demo-data';
-import { openDatabase } from './migrate';
+import { migrationsOf } from './database/collection';
+import { COLLECTIONS } from './collections';
+import { loadConfig } from './config/configuration';
+import { dataSourceOptions } from './database/data-source-options';
+import { DemoData } from './database/demo-data';
+import { openDatabase } from './database/migrate';
 
 const USAGE = `Usage: npm run seed -- [options]
 
@@ -44,9 +48,14 @@ async function main() {
     throw new Error(`--marbles must be a whole number up to 50000000, got "${values.marbles}"`);
   }
   const config = loadConfig();
-  const dataSource = await openDatabase(dataSourceOptions(config.database));
+  const dataSource = await openDatabase(
+    dataSourceOptions(config.database, [], migrationsOf(COLLECTIONS)),
+  );
   try {
-    const demo = new DemoData(dataSource);
+    const demo = new DemoData(
+      dataSource,
+      COLLECTIONS.map((c) => c.demo),
+    );
     if (!(await demo.isEmpty())) {
       if (!values.reset) {
         throw new Error('The database already has data; run with --reset to replace it.');
@@ -56,7 +65,7 @@ async function main() {
     }
     if (values.reset) await demo.resetIds();
     const started = Date.now();
-    await demo.load({ marbles, progress: progressBar() });
+    await demo.load({ sizes: { marbles }, progress: progressBar() });
     process.stderr.write(
       `\nDemo data loaded in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`,
     );

@@ -1,0 +1,16 @@
+import type { Collection } from './database/collection';
+import { EMAILS_COLLECTION } from './emails';
+import { MARBLES_COLLECTION } from './marbles';
+import { MOVIES_COLLECTION } from './movies';
+import { PHONE_NUMBERS_COLLECTION } from './phone-numbers';
+
+/**
+ * The collections this service serves, one folder each, in the order of the OpenAPI document's
+ * tags. Adding a collection is adding its folder (see `Collection`) and one line here.
+ */
+export const COLLECTIONS: readonly Collection[] = [
+  EMAILS_COLLECTION,
+  PHONE_NUMBERS_COLLECTION,
+  MARBLES_COLLECTION,
+  MOVIES_COLLECTION,
+];
