@@ -14,8 +14,8 @@ import { ApiDocs } from './rest/http/api-docs';
 import { bodyParsers } from './rest/http/body';
 import { weakETag } from './rest/http/etag';
 import { serveAssets } from './rest/http/html-assets';
-import { configureBrowsable } from './rest/http/html-page';
-import { negotiateFormat, setBrowsable } from './rest/http/format';
+import { BrowsablePages } from './rest/http/html-page';
+import { negotiateFormat } from './rest/http/format';
 import { readYourWrites } from './rest/http/read-your-writes';
 import { requireWriteToken } from './rest/http/write-token';
 
@@ -43,8 +43,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   }
   // The browsable API's script, stylesheet and icon, under content-hashed names.
   if (config.browsableApi) app.use(serveAssets);
-  setBrowsable(config.browsableApi);
-  app.use(negotiateFormat);
+  app.use(negotiateFormat({ browsable: config.browsableApi }));
   const compress = compression({ threshold: 1024 });
   // Most API clients ask for no encoding: they skip the compression wrapper altogether.
   app.use((req: Request, res: Response, next: NextFunction) =>
@@ -82,11 +81,11 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     token: config.apiToken !== undefined,
     order: collections.map((c) => c.declaration.plural),
   });
-  configureBrowsable({
+  new BrowsablePages(
     document,
-    token: config.apiToken !== undefined,
-    resources: collections.map((c) => c.declaration),
-  });
+    config.apiToken !== undefined,
+    collections.map((c) => c.declaration),
+  ).installOn(app.getHttpAdapter().getInstance() as Express);
   // Swagger UI from the swagger-ui-dist package, served by this process: no CDN.
   SwaggerModule.setup('api/docs', app, document, {
     jsonDocumentUrl: 'api/openapi.json',

@@ -2,13 +2,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { Format } from '../core/render';
 import { sendError } from './respond';
 
-/** Whether the browsable API is on (BROWSABLE_API), set once at start. */
-let browsable = true;
-
-export function setBrowsable(on: boolean): void {
-  browsable = on;
-}
-
 const SUFFIX = /\.([A-Za-z][A-Za-z0-9]*)\/?$/;
 /** Routes that take a format suffix: the collections and health, not the documentation pages. */
 const SUFFIXED = /^\/(api\/(demo|plain)|health)\//;
@@ -20,44 +13,52 @@ const SUFFIXED = /^\/(api\/(demo|plain)|health)\//;
  * 406. For the HTML page, `res.locals.htmlAsked` says how it was asked for (the page's links
  * ask for HTML the same way).
  */
-export function negotiateFormat(req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Vary', 'Accept');
-  const queryAt = req.url.indexOf('?');
-  const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
-  const suffix = SUFFIXED.test(path) ? SUFFIX.exec(path) : null;
-  let explicit: string | undefined;
-  if (suffix) {
-    explicit = suffix[1];
-    req.url = path.slice(0, suffix.index) + (queryAt === -1 ? '' : req.url.slice(queryAt));
-  } else if (queryAt !== -1 && req.url.includes('format=', queryAt)) {
-    const format = req.query.format;
-    explicit = Array.isArray(format) ? String(format[format.length - 1]) : (format as string);
-    if (explicit === '') explicit = undefined;
-  }
-  if (explicit !== undefined) {
-    const format = explicit.toLowerCase();
-    const page = format === 'html' && browsable && pageMethod(req.method);
-    if (format !== 'json' && format !== 'xml' && !page) {
-      // A JSON body, except for a browser that asked for the page: it gets the 406 page.
-      const accept = req.headers.accept;
-      if (accept !== undefined && negotiate(accept, req.method, browsable) === 'html') {
-        res.locals.format = 'html';
-        res.locals.htmlAsked = 'accept';
-      }
-      sendError(res, 406, { message: `Format "${explicit}" is not available; use json or xml.` });
-      return;
+export function negotiateFormat(options: {
+  /** Whether the browsable API is on (BROWSABLE_API). */
+  browsable: boolean;
+}): (req: Request, res: Response, next: NextFunction) => void {
+  const { browsable } = options;
+  return (req, res, next) => {
+    res.setHeader('Vary', 'Accept');
+    const queryAt = req.url.indexOf('?');
+    const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
+    const suffix = SUFFIXED.test(path) ? SUFFIX.exec(path) : null;
+    let explicit: string | undefined;
+    if (suffix) {
+      explicit = suffix[1];
+      req.url = path.slice(0, suffix.index) + (queryAt === -1 ? '' : req.url.slice(queryAt));
+    } else if (queryAt !== -1 && req.url.includes('format=', queryAt)) {
+      const format = req.query.format;
+      explicit = Array.isArray(format) ? String(format[format.length - 1]) : (format as string);
+      if (explicit === '') explicit = undefined;
     }
-    if (page) {
-      res.locals.format = 'html';
-      res.locals.htmlAsked = suffix ? 'suffix' : 'query';
-    } else res.locals.format = format;
-  } else {
-    const accept = req.headers.accept;
-    res.locals.format =
-      accept === undefined || accept === '*/*' ? 'json' : negotiate(accept, req.method, browsable);
-    if (res.locals.format === 'html') res.locals.htmlAsked = 'accept';
-  }
-  next();
+    if (explicit !== undefined) {
+      const format = explicit.toLowerCase();
+      const page = format === 'html' && browsable && pageMethod(req.method);
+      if (format !== 'json' && format !== 'xml' && !page) {
+        // A JSON body, except for a browser that asked for the page: it gets the 406 page.
+        const accept = req.headers.accept;
+        if (accept !== undefined && negotiate(accept, req.method, browsable) === 'html') {
+          res.locals.format = 'html';
+          res.locals.htmlAsked = 'accept';
+        }
+        sendError(res, 406, { message: `Format "${explicit}" is not available; use json or xml.` });
+        return;
+      }
+      if (page) {
+        res.locals.format = 'html';
+        res.locals.htmlAsked = suffix ? 'suffix' : 'query';
+      } else res.locals.format = format;
+    } else {
+      const accept = req.headers.accept;
+      res.locals.format =
+        accept === undefined || accept === '*/*'
+          ? 'json'
+          : negotiate(accept, req.method, browsable);
+      if (res.locals.format === 'html') res.locals.htmlAsked = 'accept';
+    }
+    next();
+  };
 }
 
 function pageMethod(method: string): boolean {

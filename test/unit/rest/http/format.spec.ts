@@ -3,7 +3,7 @@
  * API's switch, through the middleware as the application runs it.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { negotiate, negotiateFormat, setBrowsable } from '../../../../src/rest/http/format';
+import { negotiate, negotiateFormat } from '../../../../src/rest/http/format';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -15,7 +15,7 @@ interface Outcome {
 }
 
 /** Runs the middleware on a request and reports what it decided. */
-function run(method: string, url: string, accept?: string): Outcome {
+function run(method: string, url: string, accept?: string, browsable = true): Outcome {
   const queryAt = url.indexOf('?');
   const query = Object.fromEntries(new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt)));
   const req = {
@@ -37,7 +37,7 @@ function run(method: string, url: string, accept?: string): Outcome {
     send: () => res,
   } as unknown as Response;
   let nexted = false;
-  negotiateFormat(req, res, (() => (nexted = true)) as NextFunction);
+  negotiateFormat({ browsable })(req, res, (() => (nexted = true)) as NextFunction);
   if (!nexted) return { status, url: req.url };
   return {
     format: locals.format as string,
@@ -47,15 +47,13 @@ function run(method: string, url: string, accept?: string): Outcome {
 }
 
 /** What a GET gets: 'html', 'json', 'xml', or 406. */
-function answer(url: string, accept?: string, method = 'GET'): string | number {
-  const outcome = run(method, url, accept);
+function answer(url: string, accept?: string, method = 'GET', browsable = true): string | number {
+  const outcome = run(method, url, accept, browsable);
   if (outcome.status !== undefined) return outcome.status;
   return outcome.format!;
 }
 
 describe('format negotiation with the browsable API on', () => {
-  beforeAll(() => setBrowsable(true));
-
   it.each([
     [BROWSER, 'html'],
     ['text/html', 'html'],
@@ -120,8 +118,7 @@ describe('format negotiation with the browsable API on', () => {
 });
 
 describe('format negotiation with the browsable API off', () => {
-  beforeAll(() => setBrowsable(false));
-  afterAll(() => setBrowsable(true));
+  const browsable = false;
 
   it.each([
     [BROWSER, 'json'],
@@ -131,12 +128,12 @@ describe('format negotiation with the browsable API off', () => {
     ['text/*', 'xml'],
     ['*/*', 'json'],
   ])('should answer Accept: %s with %s (a browser never falls into XML)', (accept, expected) => {
-    expect(answer('/api/demo/marbles', accept)).toBe(expected);
+    expect(answer('/api/demo/marbles', accept, 'GET', browsable)).toBe(expected);
   });
 
   it('should refuse .html and format=html with 406', () => {
-    expect(answer('/api/demo/marbles.html')).toBe(406);
-    expect(answer('/api/demo/marbles?format=html', BROWSER)).toBe(406);
+    expect(answer('/api/demo/marbles.html', undefined, 'GET', browsable)).toBe(406);
+    expect(answer('/api/demo/marbles?format=html', BROWSER, 'GET', browsable)).toBe(406);
   });
 
   it('should keep negotiate() itself pure of the switch', () => {
