@@ -14,7 +14,16 @@ import {
   xmlMessage,
 } from './http';
 
-const MALFORMED_JSON = 'Malformed JSON in request body.';
+/** Malformed JSON bodies and the error each gets: what is wrong, and where. */
+const MALFORMED_JSON: [string, string][] = [
+  ['{"name": ', 'unexpected end of input at line 1, column 10'],
+  ["{'name': 'x'}", 'unexpected "\'" at line 1, column 2'],
+  ['{"name": "x",}', 'unexpected "}" at line 1, column 14'],
+  ['name=x', 'unexpected "a" at line 1, column 2'],
+  ['[1, 2', 'unexpected end of input at line 1, column 6'],
+  ['{\n  "name": "x",\n  "price": 1.}', 'unexpected "}" at line 3, column 14'],
+  ['{"name": "a\\qb"}', 'bad escape in string at line 1, column 13'],
+];
 const MALFORMED_XML = 'Malformed XML in request body.';
 const DTD_REFUSED = 'Malformed XML: DTDs are not allowed.';
 const TOO_LARGE = 'Request body is larger than 1048576 bytes.';
@@ -48,9 +57,9 @@ describe('write: bad inputs', () => {
         ['post', '/api/plain/movies'],
       ];
       for (const [method, path] of routes) {
-        for (const body of ['{"name": ', "{'name': 'x'}", '{"name": "x",}', 'name=x', '[1, 2']) {
+        for (const [body, where] of MALFORMED_JSON) {
           const res = await t.raw(method, path, 'application/json', body);
-          expectError(res, 400, { message: MALFORMED_JSON });
+          expectError(res, 400, { message: `Malformed JSON in request body: ${where}.` });
         }
       }
       expect(await t.stored('marbles')).toEqual([AMBER]);
