@@ -14,6 +14,7 @@ import { ApiDocs } from './rest/http/api-docs';
 import { bodyParsers } from './rest/http/body';
 import { weakETag } from './rest/http/etag';
 import { negotiateFormat } from './rest/http/format';
+import { checkHost } from './rest/http/public-origin';
 import { readYourWrites } from './rest/http/read-your-writes';
 import { requireWriteToken } from './rest/http/write-token';
 
@@ -40,6 +41,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     express.get('/metrics', metricsHandler(observability.metrics, config.metricsToken));
   }
   app.use(negotiateFormat);
+  // Before anything builds a link: the origin of links, or 400 for a host not allowed.
+  app.use(checkHost(config));
   const compress = compression({ threshold: 1024 });
   // Most API clients ask for no encoding: they skip the compression wrapper altogether.
   app.use((req: Request, res: Response, next: NextFunction) =>

@@ -18,6 +18,7 @@ import { ApiError } from './api-error';
 import { clientFailure } from './api-exception.filter';
 import { allowedMethods, isRead } from './methods';
 import { RESOURCE } from './resource.decorator';
+import { publicOrigin } from './public-origin';
 import { formatOf } from './respond';
 import { REST_OPTIONS, RestOptions } from './rest-options';
 import { CONDITIONAL, LostClaim, Replay, fingerprintOf, idempotencyKeyOf } from './safe-writes';
@@ -190,7 +191,7 @@ function isRecord(result: unknown): result is { id: number } {
 }
 
 function origin(req: Request): string {
-  return `${req.protocol}://${req.get('host')}`;
+  return publicOrigin(req);
 }
 
 export function requestUrl(req: Request) {
