@@ -2,11 +2,20 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { RecordError } from '../core/errors';
 import { ErrorBody } from '../core/render';
-import { isDatabaseUnavailable, isStatementTimeout } from '../sql/database-errors';
+import {
+  isDatabaseUnavailable,
+  isStatementTimeout,
+  mayHaveCommitted,
+} from '../sql/database-errors';
 import { ApiError, statusOf } from './api-error';
 import { allowedMethods } from './methods';
 import { sendError } from './respond';
 import { Replay, sendStored } from './safe-writes';
+
+/** A write whose COMMIT got no answer in time: saved or not, the client cannot tell yet. */
+const MAY_HAVE_COMMITTED =
+  'The database did not confirm this write in time: it may have been saved. Retrying it with ' +
+  'the same Idempotency-Key is safe; without one, read the record before writing again.';
 
 export interface Failure {
   status: number;
@@ -62,6 +71,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
             'The query took longer than the time limit and was cancelled; narrow it (filters, a ' +
             'longer search term, no total count) or try again later.',
         },
+        headers: { 'Retry-After': '5' },
+      };
+    }
+    if (mayHaveCommitted(exception)) {
+      this.logger.warn(`database unavailable: ${(exception as Error).message}`);
+      return {
+        status: 503,
+        body: { message: MAY_HAVE_COMMITTED },
         headers: { 'Retry-After': '5' },
       };
     }

@@ -34,6 +34,9 @@ export type Claim =
 /** How long a claim holds its key before another request may take it over: past any request. */
 export const CLAIM_LEASE_MS = 60_000;
 
+/** How long a request waits for its key to be given up before it answers anyway. */
+const RELEASE_WAIT_MS = 1000;
+
 /** Rows one purge statement deletes, so that it never holds locks for long. */
 const PURGE_BATCH = 500;
 
@@ -142,11 +145,28 @@ export class IdempotencyStore {
     return affected === 1;
   }
 
-  /** Gives the key up (the request failed without an answer worth keeping: 5xx). */
+  /**
+   * Gives the key up (the request failed without an answer worth keeping: 5xx). A stored answer
+   * is never given up: a write whose COMMIT went unanswered may have been saved, its answer with
+   * it, and a retry must then get that answer. The caller waits RELEASE_WAIT_MS at most: a
+   * database that has stopped answering does not hold back the 503 (the claim then ends with
+   * its lease).
+   */
   async release(key: string, claim: string): Promise<void> {
-    await this.db.transaction((tx) =>
-      tx.run(`DELETE FROM ${this.table} WHERE ${this.key} = ? AND claim = ?`, [key, claim]),
+    const released = this.db.transaction((tx) =>
+      tx.run(`DELETE FROM ${this.table} WHERE ${this.key} = ? AND claim = ? AND status IS NULL`, [
+        key,
+        claim,
+      ]),
     );
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_WAIT_MS)));
+    try {
+      await Promise.race([released, waited]);
+    } finally {
+      clearTimeout(timer);
+      released.catch(() => undefined);
+    }
   }
 
   /**
