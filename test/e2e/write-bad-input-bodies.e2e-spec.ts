@@ -154,7 +154,19 @@ describe('write: bad inputs', () => {
         '<!DOCTYPE marble><marble><name>doc</name></marble>',
       );
       expectError(bare, 400, { message: DTD_REFUSED });
+      const commented = await postXml(
+        '<!-- a comment --><!DOCTYPE marble><marble><name>doc</name></marble>',
+      );
+      expectError(commented, 400, { message: DTD_REFUSED });
       expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should read <!DOCTYPE inside a CDATA section or a comment as text, not as a DTD', async () => {
+      const res = await postXml(
+        '<marble><!-- <!ENTITY x "y"> --><name><![CDATA[<!DOCTYPE html> & <b>]]></name></marble>',
+      );
+      expect(res.status).toBe(201);
+      expect(res.body.name).toBe('<!DOCTYPE html> & <b>');
     });
 
     it('should answer 400 to a body that is not a record object', async () => {
