@@ -18,6 +18,8 @@ export function sendError(
 ): void {
   const format = formatOf(res);
   res.status(status);
+  // An error is never kept by a cache: the next try must reach the service.
+  res.setHeader('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', CONTENT_TYPES[format]);
   res.send(encodeError(format, body));

@@ -19,6 +19,7 @@ const QUERY_TIMEOUT_MS = 1000;
 const DEADLINE_MS = QUERY_TIMEOUT_MS + 1000;
 /** What an answer may take past the deadline on a loaded machine: a bound, not a speed. */
 const SLACK_MS = 4000;
+const TOKEN = 'frozen-suite-metrics-token';
 
 interface Answer {
   status: number;
@@ -85,7 +86,11 @@ describe('a frozen database (SIGSTOP): answers within the deadline, recovery wit
     };
     direct = await startServer(env);
     await direct.waitReady('/health/ready', 90_000);
-    routed = await startServer({ ...env, DATABASE_REPLICA_URLS: replica.url() });
+    routed = await startServer({
+      ...env,
+      DATABASE_REPLICA_URLS: replica.url(),
+      METRICS_TOKEN: TOKEN,
+    });
     await routed.waitReady('/health/ready', 90_000);
   });
 
@@ -108,6 +113,26 @@ describe('a frozen database (SIGSTOP): answers within the deadline, recovery wit
       60_000,
       100,
     );
+
+  it('should name the replicas in /health/ready only for the metrics token, their number to others', async () => {
+    await inRotation(routed);
+    const anyone = await call(routed.url('/health/ready'));
+    expect(anyone.body.info).toEqual({
+      database: { status: 'up' },
+      replicas: { status: 'up', in_rotation: 1, servers: 1 },
+    });
+    const operator = await call(routed.url('/health/ready'), {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    const replicas = (operator.body.info as { replicas: { servers: { url: string }[] } }).replicas;
+    expect(replicas.servers.map((s) => s.url)).toEqual([
+      replica.url().replace(/:[^:@/]*@/, ':***@'),
+    ]);
+    const wrong = await call(routed.url('/health/ready'), {
+      headers: { Authorization: 'Bearer not-the-token' },
+    });
+    expect(wrong.body.info).toEqual(anyone.body.info);
+  });
 
   it('should answer reads with a frozen replica from the primary, while it is still frozen', async () => {
     await inRotation(routed);
