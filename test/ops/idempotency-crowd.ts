@@ -45,3 +45,14 @@ export function expectOneWrite(results: CrowdResult[]): void {
     );
   expect(others.filter((o) => o !== 'replay' && o !== 409)).toEqual([]);
 }
+
+/** How the answers split: written, replayed, 409, other (docs/reliability.md's figures). */
+export function tally(results: CrowdResult[]): Record<string, number> {
+  const count = (test: (r: CrowdResult) => boolean) => results.filter(test).length;
+  return {
+    written: count((r) => r.status === 201 && !r.replayed),
+    replayed: count((r) => r.status === 201 && r.replayed),
+    conflict: count((r) => r.status === 409),
+    other: count((r) => r.status !== 201 && r.status !== 409),
+  };
+}

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import { crowd, expectOneWrite } from '../idempotency-crowd';
+import { crowd, expectOneWrite, tally } from '../idempotency-crowd';
 import { cleanup, ServerProcess, startServer } from '../process';
 
 const serverUrl = process.env.OPS_MYSQL_URL;
@@ -40,6 +40,9 @@ afterAll(async () => {
 describe('Idempotency-Key with WEB_CONCURRENCY=2 on MySQL', () => {
   it.each([50, 200])('should write once for %i concurrent requests with one key', async (n) => {
     const results = await crowd(server, `workers-${n}`, n);
+    console.log(
+      `${n} concurrent requests, one key, 2 workers, MySQL: ${JSON.stringify(tally(results))}`,
+    );
     expectOneWrite(results);
     const [rows] = await admin.query(`SELECT id FROM \`${database}\`.marbles WHERE name = ?`, [
       `Crowd workers-${n}`,
