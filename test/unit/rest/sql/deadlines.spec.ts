@@ -108,7 +108,11 @@ describe('database deadlines', () => {
     new ApiExceptionFilter().catch(error, host);
     expect(sent).toEqual({
       status: 503,
-      headers: { 'Retry-After': '5', 'Content-Type': 'application/json; charset=utf-8' },
+      headers: {
+        'Cache-Control': 'no-store',
+        'Retry-After': '5',
+        'Content-Type': 'application/json; charset=utf-8',
+      },
       body: JSON.stringify({
         message:
           'The database did not confirm this write in time: it may have been saved. Retrying it ' +
