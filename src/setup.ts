@@ -34,7 +34,7 @@ function securityHeaders(req: Request, res: Response, next: NextFunction) {
   const method = req.method;
   if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
     res.setHeader('Cache-Control', 'no-store');
-  } else if (req.path.startsWith('/api/docs')) {
+  } else if (req.url.startsWith('/api/docs')) {
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
   }
