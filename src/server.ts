@@ -1,8 +1,9 @@
 /**
  * The HTTP server's limits on slow clients, and its graceful stop.
  */
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { Logger as NestLogger } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/configuration';
@@ -26,6 +27,129 @@ export function limitSlowClients(server: Server, config: AppConfig): void {
   // Read by Node when the server starts listening.
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
     TIMEOUT_CHECK_MS;
+  boundUnreadResponses(server);
+}
+
+/** Bytes of responses a connection may have waiting to be sent before its next request waits. */
+export const UNSENT_BOUND = 1024 * 1024;
+/**
+ * How long a connection with requests waiting may go without its client reading any of its
+ * answers before it is closed.
+ */
+export const UNSENT_STALL_MS = 20_000;
+/** Pipelined requests a connection may have waiting for their turn; past it, it is closed. */
+export const PIPELINED_MAX = 1000;
+
+/** The requests of a connection waiting for their turn, and what they wait for. */
+interface Gate {
+  queue: [IncomingMessage, ServerResponse][];
+  waiting: boolean;
+  stall?: NodeJS.Timeout;
+}
+
+const GATE = Symbol('gate');
+type GatedSocket = HttpSocket & { [GATE]?: Gate };
+
+/**
+ * Backpressure for clients that pipeline requests and do not read the answers. Node parses every
+ * request of a chunk at once, and would run them all and keep every answer in memory until the
+ * client reads: a few such connections take hundreds of megabytes. Here a connection's next
+ * request runs only once the answer before it has been handed to the socket and the socket holds
+ * at most UNSENT_BOUND bytes not yet sent; until then it waits, parsed but not run. A connection
+ * with requests waiting whose client reads nothing for UNSENT_STALL_MS, or with more than
+ * PIPELINED_MAX requests waiting, is closed. A client that waits for each answer before its next request never waits here: its
+ * request runs at once, with no work beyond two property reads.
+ */
+export function boundUnreadResponses(
+  server: Server,
+  onClose: (reason: string) => void = (reason) =>
+    new NestLogger('Backpressure').warn(`${reason}: connection closed`),
+): void {
+  const handlers = server.listeners('request') as ((
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) => void)[];
+  server.removeAllListeners('request');
+  const run = (req: IncomingMessage, res: ServerResponse) => {
+    for (const handler of handlers) handler.call(server, req, res);
+  };
+
+  /**
+   * While requests wait, every UNSENT_STALL_MS: a connection whose unsent bytes did not go down
+   * since the last look (its client reads nothing) is closed.
+   */
+  const watch = (socket: GatedSocket, gate: Gate) => {
+    if (gate.stall) return;
+    let unsent = socket.writableLength;
+    const look = () => {
+      gate.stall = undefined;
+      if (!gate.waiting || socket.destroyed) return;
+      if (socket.writableLength > 0 && socket.writableLength >= unsent) {
+        onClose(`a client read none of ${socket.writableLength} bytes for ${UNSENT_STALL_MS} ms`);
+        socket.destroy();
+        return;
+      }
+      unsent = socket.writableLength;
+      gate.stall = setTimeout(look, UNSENT_STALL_MS);
+    };
+    gate.stall = setTimeout(look, UNSENT_STALL_MS);
+  };
+
+  const pump = (socket: GatedSocket, gate: Gate) => {
+    while (gate.queue.length > 0 && !gate.waiting) {
+      const [req, res] = gate.queue[0];
+      if (socket.destroyed) {
+        gate.queue.length = 0;
+        break;
+      }
+      if (!res.socket) {
+        // An answer before it is still being written: its turn comes once that one is sent.
+        const current = socket._httpMessage;
+        if (!current) break;
+        gate.waiting = true;
+        current.once('finish', () => {
+          gate.waiting = false;
+          pump(socket, gate);
+        });
+        watch(socket, gate);
+        return;
+      }
+      if (socket.writableLength > UNSENT_BOUND) {
+        gate.waiting = true;
+        socket.once('drain', () => {
+          gate.waiting = false;
+          pump(socket, gate);
+        });
+        watch(socket, gate);
+        return;
+      }
+      gate.queue.shift();
+      run(req, res);
+    }
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket as GatedSocket;
+    let gate = socket[GATE];
+    const idle = !gate || (gate.queue.length === 0 && !gate.waiting);
+    // The usual case: nothing waits on this connection, and nothing is being written before it.
+    if (idle && res.socket && socket.writableLength <= UNSENT_BOUND) return run(req, res);
+    if (!gate) {
+      const created: Gate = { queue: [], waiting: false };
+      socket.once('close', () => {
+        clearTimeout(created.stall);
+        created.queue.length = 0;
+      });
+      gate = socket[GATE] = created;
+    }
+    if (gate.queue.length >= PIPELINED_MAX) {
+      onClose(`a client pipelined more than ${PIPELINED_MAX} requests`);
+      socket.destroy();
+      return;
+    }
+    gate.queue.push([req, res]);
+    pump(socket, gate);
+  });
 }
 
 /** The response a connection is busy with, if any (Node keeps it on the socket). */

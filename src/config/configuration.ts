@@ -57,6 +57,15 @@ export interface AppConfig {
   requireIfMatch: boolean;
   /** The HTML pages of the browsable API for browsers; off, a browser gets JSON. */
   browsableApi: boolean;
+  /**
+   * `publicUrl`, the base of every absolute link when set (no
+   * trailing slash); otherwise the Host names (`.suffix` for subdomains, `*` for any) a request
+   * may carry, beside the machine's own names and addresses. `healthDetails`: /health/ready names
+   * replicas and errors to anyone.
+   */
+  publicUrl?: string;
+  allowedHosts: string[];
+  healthDetails: boolean;
 }
 
 export interface ReplicaConfig {
@@ -176,6 +185,25 @@ class Environment {
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   BROWSABLE_API?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, {
+    message: 'must be an http:// or https:// URL (host, port, path; no query)',
+  })
+  PUBLIC_URL?: string;
+
+  @IsOptional()
+  @Matches(
+    /^\s*(\*|\.?[\w.-]+(:\d{1,5})?|\[[\da-f:.]+\](:\d{1,5})?)(\s*,\s*(\*|\.?[\w.-]+(:\d{1,5})?|\[[\da-f:.]+\](:\d{1,5})?))*\s*$/i,
+    {
+      message: 'must be comma-separated host names (host, host:port, .domain) or *',
+    },
+  )
+  ALLOWED_HOSTS?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  HEALTH_DETAILS?: string;
 }
 
 /** `PAGE_TOTAL_COUNT_MARBLES` and the like: one collection's count, by its name in capitals. */
@@ -291,6 +319,12 @@ export function loadConfig(
     idempotencyTtlMs: ttlSeconds * 1000,
     requireIfMatch: flag(vars.REQUIRE_IF_MATCH ?? 'false'),
     browsableApi: flag(vars.BROWSABLE_API ?? 'true'),
+    publicUrl: vars.PUBLIC_URL?.replace(/\/+$/, '') || undefined,
+    allowedHosts: (vars.ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+    healthDetails: flag(vars.HEALTH_DETAILS ?? 'false'),
   };
 }
 
@@ -321,6 +355,9 @@ export const ENVIRONMENT_VARIABLES = [
   'IDEMPOTENCY_TTL',
   'REQUIRE_IF_MATCH',
   'BROWSABLE_API',
+  'PUBLIC_URL',
+  'ALLOWED_HOSTS',
+  'HEALTH_DETAILS',
 ] as const satisfies readonly (keyof Environment)[];
 
 function pick(env: Record<string, string | undefined>): Record<string, string> {

@@ -1,10 +1,13 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Controller, Get, Headers, Inject, ServiceUnavailableException } from '@nestjs/common';
 import {
   HealthCheckService,
   HealthIndicatorFunction,
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/configuration';
 import { ApiError } from '../rest/http/api-error';
 import { PlainOperation } from '../rest/http/openapi';
 import { Schema } from '../rest/http/openapi-schemas';
@@ -34,13 +37,30 @@ import { Lifecycle } from './lifecycle';
 
 @Controller('health')
 export class HealthController {
+  /** The digest of the metrics token, which also opens the replicas' details. */
+  private readonly detailsToken?: Buffer;
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     private readonly sql: SqlDatabase,
     private readonly lifecycle: Lifecycle,
-  ) {}
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    if (config.metricsToken) this.detailsToken = digest(config.metricsToken);
+  }
+
+  /**
+   * Whether the answer may name the replicas and their errors: with HEALTH_DETAILS, or for the
+   * bearer of the metrics token (compared in constant time). Others get a status and counts.
+   */
+  private showDetails(authorization: string | undefined): boolean {
+    if (this.config.healthDetails) return true;
+    if (!this.detailsToken) return false;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    return !!match && timingSafeEqual(digest(match[1]), this.detailsToken);
+  }
 
   /** The process is up and serving. */
   @Get('live')
@@ -67,6 +87,7 @@ export class HealthController {
    * The database answers and the process is not stopping: 503 otherwise, so a load balancer
    * stops sending traffic. With read replicas, the body also tells where each stands; a replica
    * that is down or behind does not make the service unready (its reads go to the primary).
+   * Their addresses and errors only for those allowed to see them; others get their number.
    */
   @Get('ready')
   @PlainOperation({
@@ -90,7 +111,7 @@ export class HealthController {
       },
     ],
   })
-  async ready() {
+  async ready(@Headers('authorization') authorization?: string) {
     if (this.lifecycle.draining) throw new ApiError(503, 'The service is shutting down.');
     const checks: HealthIndicatorFunction[] = [
       () => this.database.pingCheck('database', { timeout: 2000 }),
@@ -98,9 +119,8 @@ export class HealthController {
     const replicas = this.sql.replicaStatuses?.() ?? [];
     if (replicas.length > 0) {
       const serving = replicas.filter((r) => r.in_rotation).length;
-      checks.push(() =>
-        this.indicators.check('replicas').up({ in_rotation: serving, servers: replicas }),
-      );
+      const servers = this.showDetails(authorization) ? replicas : replicas.length;
+      checks.push(() => this.indicators.check('replicas').up({ in_rotation: serving, servers }));
     }
     try {
       return await this.health.check(checks);
@@ -109,4 +129,8 @@ export class HealthController {
       throw new ApiError(503, 'The database is unreachable.', undefined, { 'Retry-After': '5' });
     }
   }
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
 }

@@ -191,7 +191,9 @@ describe('operations over HTTP', () => {
     it('should answer an authenticated POST with malformed JSON with 400', async () => {
       const res = await postPhone('{"number": ', { type: 'application/json', ...BEARER });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: 'Malformed JSON in request body.' });
+      expect(res.body).toEqual({
+        message: 'Malformed JSON in request body: unexpected end of input at line 1, column 12.',
+      });
     });
   });
 

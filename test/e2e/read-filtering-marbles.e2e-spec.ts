@@ -45,7 +45,10 @@ const EXTREME_QUERIES = [
 ];
 
 describe('read side: filters, ordering and search', () => {
-  const t = useApp({ seed: { users: userRows('ann', 'bob', 'cleo'), marbles: MARBLES } });
+  const t = useApp({
+    allowedHosts: ['records.test'],
+    seed: { users: userRows('ann', 'bob', 'cleo'), marbles: MARBLES },
+  });
   const list = (path: string) => getJson(t, path);
   const expectMarbleIds = (ids: Record<string, number[]>) => expectIds(t, '/api/demo/marbles', ids);
 

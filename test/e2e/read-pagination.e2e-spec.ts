@@ -102,7 +102,10 @@ const BAD_PAGE_SIZES = [
 ];
 
 describe('read side: pagination', () => {
-  const t = useApp({ seed: { users: userRows('ann'), marbles: range(1, TOTAL).map(marbleRow) } });
+  const t = useApp({
+    allowedHosts: [HOST],
+    seed: { users: userRows('ann'), marbles: range(1, TOTAL).map(marbleRow) },
+  });
   const get = (path: string) => t.http().get(path).set('Host', HOST);
 
   /** GET `path`: a JSON page whose body is `expected`. */

@@ -14,7 +14,16 @@ import {
   xmlMessage,
 } from './http';
 
-const MALFORMED_JSON = 'Malformed JSON in request body.';
+/** Malformed JSON bodies and the error each gets: what is wrong, and where. */
+const MALFORMED_JSON: [string, string][] = [
+  ['{"name": ', 'unexpected end of input at line 1, column 10'],
+  ["{'name': 'x'}", 'unexpected "\'" at line 1, column 2'],
+  ['{"name": "x",}', 'unexpected "}" at line 1, column 14'],
+  ['name=x', 'unexpected "a" at line 1, column 2'],
+  ['[1, 2', 'unexpected end of input at line 1, column 6'],
+  ['{\n  "name": "x",\n  "price": 1.}', 'unexpected "}" at line 3, column 14'],
+  ['{"name": "a\\qb"}', 'bad escape in string at line 1, column 13'],
+];
 const MALFORMED_XML = 'Malformed XML in request body.';
 const DTD_REFUSED = 'Malformed XML: DTDs are not allowed.';
 const TOO_LARGE = 'Request body is larger than 1048576 bytes.';
@@ -48,9 +57,9 @@ describe('write: bad inputs', () => {
         ['post', '/api/plain/movies'],
       ];
       for (const [method, path] of routes) {
-        for (const body of ['{"name": ', "{'name': 'x'}", '{"name": "x",}', 'name=x', '[1, 2']) {
+        for (const [body, where] of MALFORMED_JSON) {
           const res = await t.raw(method, path, 'application/json', body);
-          expectError(res, 400, { message: MALFORMED_JSON });
+          expectError(res, 400, { message: `Malformed JSON in request body: ${where}.` });
         }
       }
       expect(await t.stored('marbles')).toEqual([AMBER]);
@@ -145,7 +154,19 @@ describe('write: bad inputs', () => {
         '<!DOCTYPE marble><marble><name>doc</name></marble>',
       );
       expectError(bare, 400, { message: DTD_REFUSED });
+      const commented = await postXml(
+        '<!-- a comment --><!DOCTYPE marble><marble><name>doc</name></marble>',
+      );
+      expectError(commented, 400, { message: DTD_REFUSED });
       expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should read <!DOCTYPE inside a CDATA section or a comment as text, not as a DTD', async () => {
+      const res = await postXml(
+        '<marble><!-- <!ENTITY x "y"> --><name><![CDATA[<!DOCTYPE html> & <b>]]></name></marble>',
+      );
+      expect(res.status).toBe(201);
+      expect(res.body.name).toBe('<!DOCTYPE html> & <b>');
     });
 
     it('should answer 400 to a body that is not a record object', async () => {

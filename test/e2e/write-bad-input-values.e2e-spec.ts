@@ -19,7 +19,8 @@ import {
   xmlMessage,
 } from './http';
 
-const MALFORMED_JSON = 'Malformed JSON in request body.';
+const MALFORMED_JSON =
+  'Malformed JSON in request body: unexpected end of input at line 1, column 9.';
 const DTD_REFUSED = 'Malformed XML: DTDs are not allowed.';
 
 const AMBER = marbleRow(1, 'Amber');

@@ -323,6 +323,39 @@ describe('write: Idempotency-Key', () => {
     expect(await count(t, 'marbles')).toBe(2);
   }, 30_000);
 
+  // Many claimers of one key at once: the claim is the insert of the key row, a duplicate means
+  // another request has it, and its row is then read without a lock, so claimers never wait on
+  // each other's locks (a deadlock would be a 503 once its retries ran out).
+  it.each([50, 200])(
+    'should give %i concurrent requests with one key one write and no 5xx',
+    async (n) => {
+      const responses = await Promise.all(
+        Array.from({ length: n }, () => post(`crowd-${n}`, { name: `Crowd ${n}` })),
+      );
+      expect(responses.filter((r) => r.status >= 500).map((r) => r.text)).toEqual([]);
+      expectOneWrite(responses);
+      expect(await t.query('SELECT id FROM marbles WHERE name = ?', [`Crowd ${n}`])).toHaveLength(
+        1,
+      );
+    },
+    60_000,
+  );
+
+  it('should let exactly one of 50 concurrent requests take over a key whose retention ended', async () => {
+    const first = await post('crowd-expired', { name: 'Again' });
+    expectJson(first, 201);
+    // Retention over, and the record gone (its name is unique): the key's request runs anew.
+    await t.query(
+      "UPDATE idempotency_keys SET expires_at = 1 WHERE idempotency_key = 'crowd-expired'",
+    );
+    await t.query('DELETE FROM marbles WHERE id = ?', [first.body.id]);
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => post('crowd-expired', { name: 'Again' })),
+    );
+    expectOneWrite(responses);
+    expect(await t.query("SELECT id FROM marbles WHERE name = 'Again'")).toHaveLength(1);
+  }, 60_000);
+
   if (process.env.TEST_DATABASE === 'mysql') {
     // MySQL only: there a row lock held outside stalls the write after the claim has committed
     // (on SQLite the outside lock would stall the claim itself).

@@ -205,12 +205,14 @@ describe('docker-compose.yml', () => {
       .join('\n');
     const names = new Set([...text.matchAll(/\$\{(\w+)/g)].map((m) => m[1]));
     expect([...names].sort()).toEqual([
+      'ALLOWED_HOSTS',
       'API_PORT',
       'DB_PORT',
       'MYSQL_DATABASE',
       'MYSQL_PASSWORD',
       'MYSQL_ROOT_PASSWORD',
       'MYSQL_USER',
+      'PUBLIC_URL',
       'REPLICATION_PASSWORD',
     ]);
     for (const name of names) expect(example).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
@@ -237,6 +239,24 @@ describe('docker-compose.yml', () => {
     for (const name of ['api', 'api-scaled']) {
       const grace = /^(\d+)s$/.exec(compose.services[name].stop_grace_period ?? '10s')!;
       expect([name, Number(grace[1])]).toEqual([name, loadConfig({}).shutdownTimeout + 5]);
+    }
+  });
+
+  it('should pass PUBLIC_URL and ALLOWED_HOSTS to every API service, unset by default', () => {
+    for (const name of ['api', 'api-scaled']) {
+      expect(environment(compose.services[name])).toMatchObject({
+        PUBLIC_URL: '',
+        ALLOWED_HOSTS: '',
+      });
+      const set = loadCompose('docker-compose.yml', {
+        PUBLIC_URL: 'https://records.example.com',
+        ALLOWED_HOSTS: 'records.example.com',
+      });
+      const config = loadConfig(environment(set.services[name]));
+      expect([config.publicUrl, config.allowedHosts]).toEqual([
+        'https://records.example.com',
+        ['records.example.com'],
+      ]);
     }
   });
 

@@ -263,9 +263,9 @@ describe('the drain', () => {
     const idle = new RawConnection(server.port);
     const probe = new RawConnection(server.port);
     await Promise.all([idle.connected, probe.connected]);
-    idle.send('GET /health/live HTTP/1.1\r\nHost: ops\r\n\r\n');
+    idle.send('GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n');
     expect((await idle.response()).headers.connection).toBe('keep-alive');
-    probe.send('GET /health/ready HTTP/1.1\r\nHost: ops\r\n\r\n');
+    probe.send('GET /health/ready HTTP/1.1\r\nHost: localhost\r\n\r\n');
     const before = await probe.response();
     expect([before.status, before.headers.connection]).toEqual([200, 'keep-alive']);
 
@@ -280,7 +280,7 @@ describe('the drain', () => {
     await waitFor(() => idle.closed, 'the idle keep-alive connection to be closed', 5000);
     expect(idle.pending).toBe('');
 
-    probe.send('Host: ops\r\nAccept: application/json\r\n\r\n');
+    probe.send('Host: localhost\r\nAccept: application/json\r\n\r\n');
     const during = await probe.response();
     expect(during.status).toBe(503);
     expect(during.headers.connection).toBe('close');
@@ -435,9 +435,9 @@ describe('slow clients', () => {
     const body = new RawConnection(server.port);
     await Promise.all([headers.connected, body.connected]);
     const started = Date.now();
-    headers.send('GET /health/live HTTP/1.1\r\nHost: ops\r\n');
+    headers.send('GET /health/live HTTP/1.1\r\nHost: localhost\r\n');
     body.send(
-      'POST /api/demo/emails HTTP/1.1\r\nHost: ops\r\nContent-Type: application/json\r\n' +
+      'POST /api/demo/emails HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
         'Content-Length: 100000\r\n\r\n{"address": "',
     );
     let n = 0;
@@ -485,13 +485,13 @@ describe('slow clients', () => {
     const headers = new RawConnection(server.port);
     const body = new RawConnection(server.port);
     await Promise.all([idle.connected, headers.connected, body.connected]);
-    idle.send('GET /health/live HTTP/1.1\r\nHost: ops\r\n\r\n');
+    idle.send('GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n');
     const live = await idle.response();
     expect(live.headers['keep-alive']).toBe('timeout=1');
     const started = Date.now();
-    headers.send('GET /health/live HTTP/1.1\r\nHost: ops\r\n');
+    headers.send('GET /health/live HTTP/1.1\r\nHost: localhost\r\n');
     body.send(
-      'POST /api/demo/emails HTTP/1.1\r\nHost: ops\r\nContent-Type: application/json\r\n' +
+      'POST /api/demo/emails HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
         'Content-Length: 1000\r\n\r\n{',
     );
     let n = 0;

@@ -25,8 +25,28 @@ export const XML_MAX_ELEMENTS = 20_000;
 /** No DTD at all: no entity can be declared, so none can be expanded (billion laughs, XXE). */
 const DOCTYPE = /<!(DOCTYPE|ENTITY)/i;
 
+/**
+ * Whether the markup declares a DTD or an entity: `<!DOCTYPE` or `<!ENTITY` outside CDATA
+ * sections and comments (inside them it is text).
+ */
+function declaresDtd(text: string): boolean {
+  if (!DOCTYPE.test(text)) return false;
+  for (let at = text.indexOf('<!'); at !== -1; at = text.indexOf('<!', at + 2)) {
+    const end = text.startsWith('<![CDATA[', at) ? ']]>' : text.startsWith('<!--', at) ? '-->' : '';
+    if (!end) {
+      if (DOCTYPE.test(text.slice(at, at + 9))) return true;
+      continue;
+    }
+    const close = text.indexOf(end, at);
+    // Unterminated: not well-formed, which the parser reports.
+    if (close === -1) return false;
+    at = close;
+  }
+  return false;
+}
+
 export async function parseXml(text: string): Promise<unknown> {
-  if (DOCTYPE.test(text)) throw RecordError.invalid('Malformed XML: DTDs are not allowed.');
+  if (declaresDtd(text)) throw RecordError.invalid('Malformed XML: DTDs are not allowed.');
   const roots = exceedsLimits(text) ?? rootElements(text);
   if (roots === TOO_DEEP) {
     throw RecordError.invalid(`XML body is nested more than ${XML_MAX_DEPTH} elements deep.`);

@@ -5,6 +5,7 @@
  */
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../core/errors';
+import { parseJson } from '../core/json-input';
 import { parseXml } from '../core/xml-input';
 import { ApiError, statusOf } from './api-error';
 import { isRead } from './methods';
@@ -61,14 +62,6 @@ function decodeBody(req: Request, res: Response, next: (error?: unknown) => void
         `Content type "${type || '(none)'}" is not supported; send application/json or application/xml.`,
       ),
     );
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw RecordError.invalid('Malformed JSON in request body.');
   }
 }
 

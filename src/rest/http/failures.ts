@@ -1,7 +1,11 @@
 import { HttpException } from '@nestjs/common';
 import { RecordError } from '../core/errors';
 import { ErrorBody, Failure } from '../core/render';
-import { isDatabaseUnavailable, isStatementTimeout } from '../sql/database-errors';
+import {
+  isDatabaseUnavailable,
+  isStatementTimeout,
+  mayHaveCommitted,
+} from '../sql/database-errors';
 import { ApiError, statusOf } from './api-error';
 
 /** What the mapping needs of the request: its method and the methods its path serves. */
@@ -44,6 +48,10 @@ export function failureOf(exception: unknown, req: FailedRequest, log: FailureLo
       headers: { 'Retry-After': '5' },
     };
   }
+  if (mayHaveCommitted(exception)) {
+    log.warn(`database unavailable: ${(exception as Error).message}`);
+    return { status: 503, body: { message: MAY_HAVE_COMMITTED }, headers: { 'Retry-After': '5' } };
+  }
   if (isDatabaseUnavailable(exception)) {
     log.warn(`database unavailable: ${(exception as Error).message}`);
     return {
@@ -55,6 +63,11 @@ export function failureOf(exception: unknown, req: FailedRequest, log: FailureLo
   log.error(exception instanceof Error ? exception.stack : String(exception));
   return { status: 500, body: { message: 'Internal server error.' } };
 }
+
+/** A write whose COMMIT got no answer in time: saved or not, the client cannot tell yet. */
+const MAY_HAVE_COMMITTED =
+  'The database did not confirm this write in time: it may have been saved. Retrying it with ' +
+  'the same Idempotency-Key is safe; without one, read the record before writing again.';
 
 /** The answer to a RecordError or an ApiError (the application's own errors), else undefined. */
 export function clientFailure(exception: unknown): Failure | undefined {

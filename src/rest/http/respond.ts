@@ -54,8 +54,20 @@ export function requestUrl(req: Request): RequestUrl {
   };
 }
 
+const LINK_ORIGIN = Symbol('link origin');
+type WithLinkOrigin = Request & { [LINK_ORIGIN]?: string };
+
+/** Gives `req` the origin of its absolute links (`checkHost`: PUBLIC_URL or its allowed host). */
+export function setLinkOrigin(req: Request, origin: string): void {
+  (req as WithLinkOrigin)[LINK_ORIGIN] = origin;
+}
+
+/**
+ * The origin of `req`'s links: the one `checkHost` gave it, or (an application set up without
+ * it) the request's own scheme and Host.
+ */
 function origin(req: Request): string {
-  return `${req.protocol}://${req.get('host')}`;
+  return (req as WithLinkOrigin)[LINK_ORIGIN] ?? `${req.protocol}://${req.get('host')}`;
 }
 
 /**
@@ -75,6 +87,8 @@ export function sendError(
     new ExpressRenderRequest(res.req, status),
   );
   res.status(status);
+  // An error is never kept by a cache: the next try must reach the service.
+  res.setHeader('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
   res.send(rendered.body);
 }

@@ -1,4 +1,28 @@
+const DEADLINE = 'DEADLINE_EXCEEDED';
+
+/**
+ * A database call the service gave up on at its own deadline: the server did not answer (frozen,
+ * or the network to it is), and the connection was destroyed rather than returned to the pool.
+ * `mayHaveCommitted`: the deadline passed while waiting for the answer to COMMIT, so the write may
+ * have been saved (or not); anywhere earlier, it was not.
+ */
+export class DatabaseDeadline extends Error {
+  readonly code = DEADLINE;
+  constructor(
+    readonly ms: number,
+    readonly mayHaveCommitted: boolean,
+  ) {
+    super(`the database did not answer ${mayHaveCommitted ? 'COMMIT ' : ''}within ${ms} ms`);
+  }
+}
+
+/** Whether a write failed at its deadline while committing: it may have been saved. */
+export function mayHaveCommitted(error: unknown): boolean {
+  return error instanceof DatabaseDeadline && error.mayHaveCommitted;
+}
+
 const UNAVAILABLE = new Set([
+  DEADLINE,
   'ECONNREFUSED',
   'ECONNRESET',
   'ENOTFOUND',

@@ -1,16 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import BetterSqlite3 from 'better-sqlite3';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
 import { errorCode, isDatabaseUnavailable, isStatementTimeout } from './database-errors';
 import { Dialect, Row, SQL_OBSERVER, SqlDatabase, SqlObserver, StatementKind, Tx } from './port';
 import {
   MysqlPool,
-  query,
+  queryWithin,
   readsPinned,
   Replica,
   ReplicaOptions,
   ReplicaSet,
   ReplicaStatus,
+  withDeadline,
 } from './replicas';
 
 /** mysql2's PoolCluster, which TypeORM opens instead of a pool when replicas are configured. */
@@ -55,6 +56,12 @@ const ATTEMPTS = 5;
 /** How long a write waits for another process's SQLite write lock before it is a 503. */
 const SQLITE_BUSY_WAIT_MS = 5000;
 
+/**
+ * What the service adds to the statement time limit for its own deadline on every MySQL call:
+ * the server's limit, which frees the connection cleanly, fires first where the server runs.
+ */
+const DEADLINE_MARGIN_MS = 1000;
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Prepared statements kept on SQLite's read connection (filters make many shapes of SQL). */
@@ -81,6 +88,11 @@ export class TypeOrmDatabase extends SqlDatabase {
   readonly dialect: Dialect;
   /** Adds the statement time limit to a read, as the server's flavour spells it. */
   private limitTime: (sql: string) => string = (sql) => sql;
+  /**
+   * The service's own deadline on every MySQL call (a read, each statement of a transaction, its
+   * COMMIT), in milliseconds; 0 for none.
+   */
+  private deadlineMs = 0;
   /** Settles when the transactions queued so far are done (SQLite only). */
   private queue: Promise<unknown> = Promise.resolve();
   private open = 0;
@@ -109,6 +121,11 @@ export class TypeOrmDatabase extends SqlDatabase {
    * its time limit: the server cancels a statement that runs longer (MariaDB's
    * `max_statement_time`, MySQL's `MAX_EXECUTION_TIME` hint), and the error frees the connection.
    * better-sqlite3 offers no way to interrupt a statement, so SQLite reads are not limited.
+   *
+   * A server that is frozen (or cut off) cancels nothing, so every MySQL call also has a deadline
+   * of the service's own, the limit plus DEADLINE_MARGIN_MS: past it the call fails as
+   * "unavailable" (503) and its connection is destroyed, so the pool opens a fresh one when the
+   * server answers again.
    */
   static async open(
     dataSource: DataSource,
@@ -118,6 +135,7 @@ export class TypeOrmDatabase extends SqlDatabase {
     const database = new TypeOrmDatabase(dataSource, observe);
     if (database.dialect === 'sqlite') database.openReader();
     if (database.dialect === 'mysql' && statementTimeoutMs > 0) {
+      database.deadlineMs = statementTimeoutMs + DEADLINE_MARGIN_MS;
       const [{ version }] = await dataSource.query('SELECT VERSION() AS version');
       if (String(version).includes('MariaDB')) {
         const prefix = `SET STATEMENT max_statement_time=${statementTimeoutMs / 1000} FOR `;
@@ -210,12 +228,14 @@ export class TypeOrmDatabase extends SqlDatabase {
     const pool = (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
     if (this.dialect === 'mysql' && pool) {
       const done = this.observe?.(sql, 'read', PRIMARY);
-      return new Promise((resolve, reject) =>
-        pool.query(this.limitTime(sql), parameters, (error, rows) => {
-          done?.(error ?? undefined);
-          if (error) reject(error);
-          else resolve(rows);
-        }),
+      const reading = queryWithin(pool, this.limitTime(sql), parameters, this.deadlineMs);
+      if (!done) return reading;
+      return reading.then(
+        (rows) => (done(), rows),
+        (error) => {
+          done(error);
+          throw error;
+        },
       );
     }
     return this.observed(sql, 'read', PRIMARY, () => this.querySqlite(sql, parameters));
@@ -251,14 +271,15 @@ export class TypeOrmDatabase extends SqlDatabase {
    * A read with replicas: on the next replica of the rotation, unless the request's reads are
    * pinned to the primary (it writes, or its client wrote moments ago) or none is healthy. A
    * replica that fails as if it were gone leaves the rotation, and the read is run again on the
-   * primary, so its request does not fail. A statement past its time limit is not run again.
+   * primary, so its request does not fail; so does one past the service's deadline (frozen). A
+   * statement past the server's own time limit is not run again.
    */
   private async readRouted(replicas: ReplicaSet, sql: string, parameters: unknown[]) {
     const replica = readsPinned() ? undefined : replicas.pick();
     if (replica) {
       try {
         return await this.observed(sql, 'read', this.replicaNames.get(replica)!, () =>
-          query(replica.pool, this.limitTime(sql), parameters),
+          queryWithin(replica.pool, this.limitTime(sql), parameters, this.deadlineMs),
         );
       } catch (error) {
         if (!isDatabaseUnavailable(error) || isStatementTimeout(error)) throw error;
@@ -266,7 +287,7 @@ export class TypeOrmDatabase extends SqlDatabase {
       }
     }
     return this.observed(sql, 'read', PRIMARY, () =>
-      query(this.primary!, this.limitTime(sql), parameters),
+      queryWithin(this.primary!, this.limitTime(sql), parameters, this.deadlineMs),
     );
   }
 
@@ -288,9 +309,7 @@ export class TypeOrmDatabase extends SqlDatabase {
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction((manager) =>
-          work(transactionOf(manager, this.observe)),
-        );
+        return await this.once(work);
       } catch (error) {
         const code = errorCode(error);
         // SQLite locked by another process: better-sqlite3 would wait for it synchronously,
@@ -305,15 +324,63 @@ export class TypeOrmDatabase extends SqlDatabase {
       }
     }
   }
+
+  /**
+   * One try of a transaction. On MySQL with a deadline, each step (the connection, BEGIN, every
+   * statement, COMMIT) must answer within it; past it the connection is destroyed (the server
+   * rolls back what was not committed) and the transaction fails with a DatabaseDeadline, which
+   * says whether it was waiting for COMMIT (the write may then have been saved).
+   */
+  private async once<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const ms = this.deadlineMs;
+    if (ms <= 0) {
+      return this.dataSource.transaction((manager) =>
+        work(transactionOf(manager.queryRunner!, this.observe)),
+      );
+    }
+    const runner = this.dataSource.createQueryRunner('master');
+    const destroy = () =>
+      (
+        runner as unknown as { databaseConnection?: { destroy(): void } }
+      ).databaseConnection?.destroy();
+    const within = <R>(step: Promise<R>, committing = false) =>
+      withDeadline(step, ms, destroy, committing);
+    const connecting = runner.connect();
+    try {
+      await within(connecting);
+    } catch (error) {
+      // A connection that comes after the deadline goes back to the pool.
+      connecting.then(() => runner.release()).catch(() => undefined);
+      throw error;
+    }
+    try {
+      await within(runner.startTransaction());
+      const result = await work(transactionOf(runner, this.observe, within));
+      await within(runner.commitTransaction(), true);
+      return result;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) && runner.isTransactionActive) {
+        await within(runner.rollbackTransaction()).catch(() => undefined);
+      }
+      throw error;
+    } finally {
+      // A destroyed connection is not given back (mysql2 drops it from the pool).
+      await runner.release().catch(() => undefined);
+    }
+  }
 }
 
-function transactionOf(manager: EntityManager, observe?: SqlObserver): Tx {
+function transactionOf(
+  runner: QueryRunner,
+  observe?: SqlObserver,
+  within: <R>(step: Promise<R>) => Promise<R> = (step) => step,
+): Tx {
   return {
     async run(sql, parameters = []) {
       const done = observe?.(sql, 'write', PRIMARY);
       let result;
       try {
-        result = await manager.queryRunner!.query(sql, parameters, true);
+        result = await within(runner.query(sql, parameters, true));
       } catch (error) {
         done?.(error);
         throw error;

@@ -34,14 +34,24 @@ export type Claim =
 /** How long a claim holds its key before another request may take it over: past any request. */
 export const CLAIM_LEASE_MS = 60_000;
 
+/** How long a request waits for its key to be given up before it answers anyway. */
+const RELEASE_WAIT_MS = 1000;
+
 /** Rows one purge statement deletes, so that it never holds locks for long. */
 const PURGE_BATCH = 500;
 
 const TABLE = 'idempotency_keys';
 
+/**
+ * Rounds of insert-then-read a claim makes before it answers "running": a round fails only when
+ * the key's row was deleted or taken over between the insert and the read.
+ */
+const CLAIM_ROUNDS = 5;
+
 export class IdempotencyStore {
   private readonly table: string;
   private readonly key: string;
+  private readonly insertIgnore: string;
 
   constructor(
     private readonly db: SqlDatabase,
@@ -51,31 +61,48 @@ export class IdempotencyStore {
   ) {
     this.table = db.quote(TABLE);
     this.key = db.quote('idempotency_key');
+    this.insertIgnore = db.dialect === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
   }
 
-  /** Claims `key` for a request with `fingerprint`, or says why it cannot run. */
-  claim(key: string, fingerprint: string, now = Date.now()): Promise<Claim> {
+  /**
+   * Claims `key` for a request with `fingerprint`, or says why it cannot run.
+   *
+   * The claim cannot deadlock with other claimers: the insert of the key row is the claim, in a
+   * transaction of its own that holds nothing afterwards; if the key is taken (the insert changed
+   * nothing), its row is read without a lock, in another transaction. A finished or running row
+   * answers replay, mismatch or running; one whose lease or retention is over is taken over by
+   * an update guarded by the claim read, so of many takers exactly one gets it.
+   */
+  async claim(key: string, fingerprint: string, now = Date.now()): Promise<Claim> {
     const claim = randomUUID();
-    const ignore = this.db.dialect === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
-    const lock = this.db.dialect === 'mysql' ? ' FOR UPDATE' : '';
-    return this.db.transaction(async (tx): Promise<Claim> => {
-      const { affected } = await tx.run(
-        `${ignore} INTO ${this.table} (${this.key}, fingerprint, claim, expires_at) VALUES (?, ?, ?, ?)`,
-        [key, fingerprint, claim, now + this.leaseMs],
+    const expires = now + this.leaseMs;
+    for (let round = 0; round < CLAIM_ROUNDS; round++) {
+      const inserted = await this.db.transaction((tx) =>
+        tx.run(
+          `${this.insertIgnore} INTO ${this.table} (${this.key}, fingerprint, claim, expires_at) VALUES (?, ?, ?, ?)`,
+          [key, fingerprint, claim, expires],
+        ),
       );
-      if (affected === 1) return { kind: 'claimed', claim };
-      const { rows } = await tx.run(`SELECT * FROM ${this.table} WHERE ${this.key} = ?${lock}`, [
-        key,
-      ]);
-      const row: Row | undefined = rows[0];
-      if (!row || Number(row.expires_at) <= now) {
-        // Gone (purged) or expired, finished or not: the key starts over for this request.
-        await tx.run(`DELETE FROM ${this.table} WHERE ${this.key} = ?`, [key]);
-        await tx.run(
-          `INSERT INTO ${this.table} (${this.key}, fingerprint, claim, expires_at) VALUES (?, ?, ?, ?)`,
-          [key, fingerprint, claim, now + this.leaseMs],
+      if (inserted.affected === 1) return { kind: 'claimed', claim };
+      const row = await this.db.transaction(
+        async (tx): Promise<Row | undefined> =>
+          (await tx.run(`SELECT * FROM ${this.table} WHERE ${this.key} = ?`, [key])).rows[0],
+      );
+      // Released or purged since the insert: claim it again.
+      if (!row) continue;
+      if (Number(row.expires_at) <= now) {
+        // Its lease or its retention is over: the key starts over for this request, unless
+        // another request took it over first (then the next round reads what that one made).
+        const { affected } = await this.db.transaction((tx) =>
+          tx.run(
+            `UPDATE ${this.table} SET fingerprint = ?, claim = ?, expires_at = ?, status = NULL,` +
+              ` content_type = NULL, location = NULL, etag = NULL, body = NULL` +
+              ` WHERE ${this.key} = ? AND claim = ? AND expires_at <= ?`,
+            [fingerprint, claim, expires, key, row.claim, now],
+          ),
         );
-        return { kind: 'claimed', claim };
+        if (affected === 1) return { kind: 'claimed', claim };
+        continue;
       }
       if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
       if (row.status === null || row.status === undefined) return { kind: 'running' };
@@ -89,7 +116,9 @@ export class IdempotencyStore {
           body: Buffer.isBuffer(row.body) ? row.body : Buffer.from((row.body as string) ?? ''),
         },
       };
-    });
+    }
+    // The key changed hands on every round: another request is busy with it.
+    return { kind: 'running' };
   }
 
   /**
@@ -116,11 +145,28 @@ export class IdempotencyStore {
     return affected === 1;
   }
 
-  /** Gives the key up (the request failed without an answer worth keeping: 5xx). */
+  /**
+   * Gives the key up (the request failed without an answer worth keeping: 5xx). A stored answer
+   * is never given up: a write whose COMMIT went unanswered may have been saved, its answer with
+   * it, and a retry must then get that answer. The caller waits RELEASE_WAIT_MS at most: a
+   * database that has stopped answering does not hold back the 503 (the claim then ends with
+   * its lease).
+   */
   async release(key: string, claim: string): Promise<void> {
-    await this.db.transaction((tx) =>
-      tx.run(`DELETE FROM ${this.table} WHERE ${this.key} = ? AND claim = ?`, [key, claim]),
+    const released = this.db.transaction((tx) =>
+      tx.run(`DELETE FROM ${this.table} WHERE ${this.key} = ? AND claim = ? AND status IS NULL`, [
+        key,
+        claim,
+      ]),
     );
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_WAIT_MS)));
+    try {
+      await Promise.race([released, waited]);
+    } finally {
+      clearTimeout(timer);
+      released.catch(() => undefined);
+    }
   }
 
   /**

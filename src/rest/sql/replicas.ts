@@ -1,7 +1,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { DatabaseDeadline } from './database-errors';
 import { ReplicaStatus, Row } from './port';
 
 export type { ReplicaStatus };
+
+/** The part of a mysql2 connection used here: a query, given back, or destroyed. */
+export interface MysqlConnection {
+  query(
+    sql: string,
+    parameters: unknown[],
+    callback: (error: Error | null, rows: Row[]) => void,
+  ): void;
+  release(): void;
+  destroy(): void;
+}
 
 /** The part of a mysql2 pool (or PoolCluster namespace) used for reads. */
 export interface MysqlPool {
@@ -10,6 +22,7 @@ export interface MysqlPool {
     parameters: unknown[],
     callback: (error: Error | null, rows: Row[]) => void,
   ): void;
+  getConnection(callback: (error: Error | null, connection: MysqlConnection) => void): void;
 }
 
 /** The reads of the code run inside `pinned.run(true, ...)` go to the primary. */
@@ -203,6 +216,68 @@ export function query(pool: MysqlPool, sql: string, parameters: unknown[] = []):
   return new Promise((resolve, reject) =>
     pool.query(sql, parameters, (error, rows) => (error ? reject(error) : resolve(rows))),
   );
+}
+
+/**
+ * A read on `pool` that the service ends itself after `deadlineMs` (0: none), whether it waits
+ * for a connection or for the answer: the database's own time limit cannot fire on a server that
+ * is frozen. The connection of a read past its deadline is destroyed, never given back to the
+ * pool (its answer may still come); a connection obtained after the deadline is given back.
+ */
+export function queryWithin(
+  pool: MysqlPool,
+  sql: string,
+  parameters: unknown[],
+  deadlineMs: number,
+): Promise<Row[]> {
+  if (deadlineMs <= 0) return query(pool, sql, parameters);
+  return new Promise((resolve, reject) => {
+    let over = false;
+    let held: MysqlConnection | undefined;
+    const timer = setTimeout(() => {
+      over = true;
+      held?.destroy();
+      reject(new DatabaseDeadline(deadlineMs, false));
+    }, deadlineMs);
+    pool.getConnection((error, connection) => {
+      if (over) return void connection?.release();
+      if (error) {
+        clearTimeout(timer);
+        return reject(error);
+      }
+      held = connection;
+      connection.query(sql, parameters, (failure, rows) => {
+        if (over) return;
+        clearTimeout(timer);
+        connection.release();
+        if (failure) reject(failure);
+        else resolve(rows);
+      });
+    });
+  });
+}
+
+/**
+ * `promise`, or a DatabaseDeadline after `deadlineMs` (0: none), when `onDeadline` is called to
+ * destroy the connection it runs on. `committing`: the promise is a COMMIT's.
+ */
+export function withDeadline<T>(
+  promise: Promise<T>,
+  deadlineMs: number,
+  onDeadline: () => void,
+  committing = false,
+): Promise<T> {
+  if (deadlineMs <= 0) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onDeadline();
+      reject(new DatabaseDeadline(deadlineMs, committing));
+    }, deadlineMs);
+  });
+  // Settled later by the destroyed connection, or never: nobody waits for it any more.
+  promise.catch(() => undefined);
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

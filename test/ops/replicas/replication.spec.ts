@@ -94,6 +94,8 @@ describe('read replicas behind a load balancer (MariaDB primary + GTID replica, 
       DATABASE_URL: primary.url(),
       DATABASE_REPLICA_URLS: replica.url(),
       DEMO_DATA: 'true',
+      // The replicas' addresses and errors in /health/ready, for the assertions below.
+      HEALTH_DETAILS: 'true',
       TRUST_PROXY: 'true',
       LOG_LEVEL: 'info',
     };

@@ -1,0 +1,130 @@
+/**
+ * Links carry only hosts the operator allows. Without PUBLIC_URL, a request's Host (with
+ * TRUST_PROXY, its X-Forwarded-Host) must be one of the machine's own names or ALLOWED_HOSTS, or
+ * the request is refused with 400 before it runs; with PUBLIC_URL, every absolute link (Location,
+ * next, previous) starts with it, whatever Host says.
+ */
+import { useApp } from './harness';
+import { USERS, marbleRow } from './fixtures';
+import { expectError, expectXml, xmlMessage } from './http';
+
+const SEED = { users: USERS, marbles: [1, 2, 3].map((id) => marbleRow(id, `M${id}`)) };
+const refused = (host: string) => ({ message: `Host "${host}" is not a name of this service.` });
+
+describe("hosts: the default (loopback and the machine's own names)", () => {
+  const t = useApp({ seedEach: SEED });
+
+  it('should refuse another Host with 400 before the request runs, writing nothing', async () => {
+    const res = await t
+      .http()
+      .post('/api/demo/marbles')
+      .set('Host', 'evil.example:1234')
+      .send({ name: 'Poison' });
+    expectError(res, 400, refused('evil.example:1234'));
+    expect(res.headers.location).toBeUndefined();
+    expect((await t.stored('marbles')).map((m) => m.name)).toEqual(['M1', 'M2', 'M3']);
+    const xml = await t.http().get('/api/demo/marbles.xml').set('Host', 'evil.example');
+    expectXml(xml, 400);
+    expect(xml.text).toBe(xmlMessage('Host "evil.example" is not a name of this service.'));
+  });
+
+  it('should answer loopback names and write them into links', async () => {
+    for (const host of ['localhost:3000', '127.0.0.1', '[::1]:8080', 'LOCALHOST']) {
+      const res = await t.http().get('/api/demo/marbles?page_size=1').set('Host', host);
+      expect([host, res.status, res.body.next]).toEqual([
+        host,
+        200,
+        `http://${host.toLowerCase()}/api/demo/marbles?page_size=1&page=2`,
+      ]);
+    }
+  });
+
+  it('should ignore X-Forwarded-Host without TRUST_PROXY', async () => {
+    const res = await t
+      .http()
+      .post('/api/demo/marbles')
+      .set('Host', 'localhost:3000')
+      .set('X-Forwarded-Host', 'evil.example')
+      .send({ name: 'Kept' });
+    expect(res.status).toBe(201);
+    expect(res.headers.location).toBe(`http://localhost:3000/api/demo/marbles/${res.body.id}`);
+  });
+});
+
+describe('hosts: ALLOWED_HOSTS and TRUST_PROXY', () => {
+  const t = useApp({
+    seedEach: SEED,
+    trustProxy: true,
+    allowedHosts: ['api.example.com', 'edge.example.com:8443', '.example.org'],
+  });
+
+  it('should allow the names listed, a port where one is named, and subdomains of .domain', async () => {
+    const cases: [string, number][] = [
+      ['api.example.com', 200],
+      ['api.example.com:9000', 200],
+      ['edge.example.com:8443', 200],
+      ['edge.example.com', 400],
+      ['edge.example.com:8444', 400],
+      ['example.org', 200],
+      ['a.b.example.org', 200],
+      ['badexample.org', 400],
+      ['example.com', 400],
+    ];
+    const got = [];
+    for (const [host] of cases) {
+      got.push([host, (await t.http().get('/api/demo/marbles/1').set('Host', host)).status]);
+    }
+    expect(got).toEqual(cases);
+  });
+
+  it('should check X-Forwarded-Host and use it with X-Forwarded-Proto in links', async () => {
+    const res = await t
+      .http()
+      .post('/api/demo/marbles')
+      .set('Host', '10.0.0.9:3000')
+      .set('X-Forwarded-Host', 'api.example.com')
+      .set('X-Forwarded-Proto', 'https')
+      .send({ name: 'Forwarded' });
+    expect(res.status).toBe(201);
+    expect(res.headers.location).toBe(`https://api.example.com/api/demo/marbles/${res.body.id}`);
+    const evil = await t
+      .http()
+      .get('/api/demo/marbles')
+      .set('Host', 'api.example.com')
+      .set('X-Forwarded-Host', 'evil.example, api.example.com');
+    expectError(evil, 400, refused('evil.example'));
+  });
+});
+
+describe('hosts: ALLOWED_HOSTS=*', () => {
+  const t = useApp({ seedEach: SEED, allowedHosts: ['*'] });
+
+  it('should answer any Host and write it into links', async () => {
+    const res = await t.http().get('/api/demo/marbles?page_size=2').set('Host', 'any.example:81');
+    expect(res.body.next).toBe('http://any.example:81/api/demo/marbles?page_size=2&page=2');
+  });
+});
+
+describe('hosts: PUBLIC_URL', () => {
+  const t = useApp({ seedEach: SEED, publicUrl: 'https://records.example.com:8443/records' });
+
+  it('should start every link with it, whatever Host says', async () => {
+    const created = await t
+      .http()
+      .post('/api/demo/marbles')
+      .set('Host', 'evil.example:1234')
+      .send({ name: 'Public' });
+    expect(created.status).toBe(201);
+    expect(created.headers.location).toBe(
+      `https://records.example.com:8443/records/api/demo/marbles/${created.body.id}`,
+    );
+    const page = await t
+      .http()
+      .get('/api/demo/marbles?page_size=1&page=2')
+      .set('Host', 'x.example');
+    expect([page.body.previous, page.body.next]).toEqual([
+      'https://records.example.com:8443/records/api/demo/marbles?page_size=1&page=1',
+      'https://records.example.com:8443/records/api/demo/marbles?page_size=1&page=3',
+    ]);
+  });
+});
