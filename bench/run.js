@@ -63,6 +63,8 @@
  *                             reports every replica in its rotation, caught up. For a primary and
  *                             a replica on this machine: `node scripts/mariadb-pair.js --database
  *                             records_bench` (prints both URLs)
+ *   BENCH_ONLY                a regular expression: only the scenarios whose names match it
+ *                             (e.g. 'XML' or 'delete')
  *   BENCH_REUSE=1             as --reuse
  *   BENCH_CPU_PROF=1          as --cpu-prof: run the servers under `node --cpu-prof` and print
  *                             the ten functions with the most self time in each (profiles are
@@ -336,6 +338,16 @@ function loadSettings() {
       connections: lib.positiveInt('BENCH_LARGE_CONNECTIONS', 4, 1000),
       scenarios: LARGE_SCENARIOS,
     });
+  }
+  const only = process.env.BENCH_ONLY;
+  if (only) {
+    let pattern;
+    try {
+      pattern = new RegExp(only, 'i');
+    } catch (error) {
+      throw fail(`BENCH_ONLY is not a regular expression: ${error.message}`);
+    }
+    for (const size of sizes) size.scenarios = size.scenarios.filter((s) => pattern.test(s.name));
   }
   return {
     db,
