@@ -12,6 +12,16 @@
  *   GET /api/demo/emails[...]         same, with user and billing_user
  *   GET /api/demo/marbles/:id[.json|.xml]   one record
  *   GET /api/plain/movies[.json]      bare array, users in one extra query
+ *   POST /api/demo/marbles            one marble (an object) or many (an array: one multi-row
+ *                                     INSERT); 201, Location, ETag
+ *   PATCH /api/demo/marbles/:id       the fields sent; ETag
+ *   PATCH /api/demo/marbles/:id/adjust_price   the price; ETag
+ *   DELETE /api/demo/marbles/:id      204
+ *
+ * Each write is one transaction on one pooled connection (START TRANSACTION, the write, the
+ * record read back, COMMIT), answered with the service's exact body; If-Match (`"<id>.<version>"`
+ * or `*`) guards PATCH and DELETE by the version in the statement. A duplicate name and a missing
+ * user are refused by the database and answered with the service's 400.
  *
  * It is what a competent engineer would write by hand: parameterised SQL through a pool
  * configured like the service's, rows mapped to plain objects and `JSON.stringify`, XML built
@@ -22,7 +32,8 @@
  * `ordering` (root-table columns, `-` for descending, `id` as the final tie-breaker) and `search`
  * (LOWER(column) LIKE '%text%' over the searchable columns) follow CONTRACT §6 with the service's
  * SQL, so that the results are the same rows. Filters, ordering by a related field (501), Accept
- * negotiation and writes are not implemented (they are not benchmarked); other routes are 404.
+ * negotiation, Idempotency-Key and writes of other collections are not implemented (they are not
+ * benchmarked against it); other routes are 404.
  *
  * Environment: DATABASE_URL (mysql://user:pass@host:3306/db), PORT, HOST (default 127.0.0.1),
  * PAGE_TOTAL_COUNT=false: no COUNT, `count` and `total_pages` omitted, `next` decided by fetching

@@ -38,6 +38,11 @@
  *     drifts of the machine fall on both alike. Per server: req/s over all rounds (and the
  *     spread between rounds), and the median over rounds of wrk's p50 and p99. Ratios are
  *     service / reference. Small size also prints the service's XML/JSON ratio on marbles page 1.
+ *  5. Small size, last: the writes (create, PATCH, adjust_price, delete, bulk create of 100 marbles;
+ *     bench/write.lua), against the Nest floor and the baseline, and the service with an
+ *     Idempotency-Key or If-Match against itself without. Their bodies are checked first (the
+ *     same but for new ids and times); the marbles a run changes are made before it and every
+ *     row it added is removed after it. `node bench/statements.js` counts each write's SQL.
  *
  * After the runs, each server's resident memory (VmRSS, and its peak VmHWM) is printed.
  *

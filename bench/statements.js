@@ -136,7 +136,9 @@ async function main() {
         }
       }
     }
-    console.log(`\nStatements per write (MySQL commands, START TRANSACTION and COMMIT included):\n`);
+    console.log(
+      `\nStatements per write (MySQL commands, START TRANSACTION and COMMIT included):\n`,
+    );
     console.log(lib.table(['write', 'statements'], rows));
   } finally {
     await lib.stopChild(service);
