@@ -13,7 +13,8 @@
  *
  * With BARE_NEST_RECORDS=1 as well (the "Nest floor" of the benchmark's "vs Nest floor" rows), it
  * also answers every route of bench/baseline.js with the baseline's own code (`answer`: its SQL
- * through its pool, its row mapping, its JSON and XML), through that interceptor and Nest's reply.
+ * through its pool, its row mapping, its JSON and XML), through that interceptor and Nest's reply;
+ * its writes of marbles (POST, PATCH, adjust_price, DELETE) take the body Nest's parser read.
  * The service / baseline ratio of a route is then the product of floor / baseline, what the
  * framework costs whoever writes the rest, and service / floor, what the service's own code
  * costs (its middleware, validation, query building, rendering and access log).
