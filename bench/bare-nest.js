@@ -13,7 +13,8 @@
  *
  * With BARE_NEST_RECORDS=1 as well (the "Nest floor" of the benchmark's "vs Nest floor" rows), it
  * also answers every route of bench/baseline.js with the baseline's own code (`answer`: its SQL
- * through its pool, its row mapping, its JSON and XML), through that interceptor and Nest's reply.
+ * through its pool, its row mapping, its JSON and XML), through that interceptor and Nest's reply;
+ * its writes of marbles (POST, PATCH, adjust_price, DELETE) take the body Nest's parser read.
  * The service / baseline ratio of a route is then the product of floor / baseline, what the
  * framework costs whoever writes the rest, and service / floor, what the service's own code
  * costs (its middleware, validation, query building, rendering and access log).
@@ -26,7 +27,7 @@
 'use strict';
 
 require('reflect-metadata');
-const { Controller, Get, Module, Req, Res } = require('@nestjs/common');
+const { Body, Controller, Delete, Get, Module, Patch, Post, Req, Res } = require('@nestjs/common');
 const { APP_INTERCEPTOR, NestFactory } = require('@nestjs/core');
 
 const PORT = Number(process.env.PORT || 3102);
@@ -53,9 +54,19 @@ class RecordsController {
   }
 
   async records(req, res) {
-    const { status, type, body } = await this.baseline.answer(req);
+    return this.answered(res, await this.baseline.answer(req));
+  }
+
+  /** A write of marbles: the body as Nest's body parser read it. */
+  async write(req, res, body) {
+    return this.answered(res, await this.baseline.answer(req, body));
+  }
+
+  answered(res, { status, type, body, headers }) {
     res.status(status);
     res.setHeader('Vary', 'Accept');
+    for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
+    if (type === undefined) return undefined;
     res.setHeader('Content-Type', type);
     return body;
   }
@@ -72,6 +83,26 @@ Reflect.decorate(
 );
 Req()(RecordsController.prototype, 'records', 0);
 Res({ passthrough: true })(RecordsController.prototype, 'records', 1);
+// One handler per method: Nest keeps one route per handler.
+for (const [name, decorator] of [
+  ['create', Post('demo/marbles')],
+  ['update', Patch(['demo/marbles/:id', 'demo/marbles/:id/adjust_price'])],
+  ['destroy', Delete('demo/marbles/:id')],
+]) {
+  // A function of its own: Nest keeps a route's path and method on the handler function.
+  RecordsController.prototype[name] = function (req, res, body) {
+    return this.write(req, res, body);
+  };
+  Reflect.decorate(
+    [decorator],
+    RecordsController.prototype,
+    name,
+    Object.getOwnPropertyDescriptor(RecordsController.prototype, name),
+  );
+  Req()(RecordsController.prototype, name, 0);
+  Res({ passthrough: true })(RecordsController.prototype, name, 1);
+  Body()(RecordsController.prototype, name, 2);
+}
 Controller('api')(RecordsController);
 
 class PassThroughInterceptor {

@@ -12,6 +12,16 @@
  *   GET /api/demo/emails[...]         same, with user and billing_user
  *   GET /api/demo/marbles/:id[.json|.xml]   one record
  *   GET /api/plain/movies[.json]      bare array, users in one extra query
+ *   POST /api/demo/marbles            one marble (an object) or many (an array: one multi-row
+ *                                     INSERT); 201, Location, ETag
+ *   PATCH /api/demo/marbles/:id       the fields sent; ETag
+ *   PATCH /api/demo/marbles/:id/adjust_price   the price; ETag
+ *   DELETE /api/demo/marbles/:id      204
+ *
+ * Each write is one transaction on one pooled connection (START TRANSACTION, the write, the
+ * record read back, COMMIT), answered with the service's exact body; If-Match (`"<id>.<version>"`
+ * or `*`) guards PATCH and DELETE by the version in the statement. A duplicate name and a missing
+ * user are refused by the database and answered with the service's 400.
  *
  * It is what a competent engineer would write by hand: parameterised SQL through a pool
  * configured like the service's, rows mapped to plain objects and `JSON.stringify`, XML built
@@ -22,7 +32,8 @@
  * `ordering` (root-table columns, `-` for descending, `id` as the final tie-breaker) and `search`
  * (LOWER(column) LIKE '%text%' over the searchable columns) follow CONTRACT §6 with the service's
  * SQL, so that the results are the same rows. Filters, ordering by a related field (501), Accept
- * negotiation and writes are not implemented (they are not benchmarked); other routes are 404.
+ * negotiation, Idempotency-Key and writes of other collections are not implemented (they are not
+ * benchmarked against it); other routes are 404.
  *
  * Environment: DATABASE_URL (mysql://user:pass@host:3306/db), PORT, HOST (default 127.0.0.1),
  * PAGE_TOTAL_COUNT=false: no COUNT, `count` and `total_pages` omitted, `next` decided by fetching
@@ -425,14 +436,309 @@ async function movies() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Writes of marbles (POST, PATCH, adjust_price, DELETE, bulk POST), each in one transaction
+
+const MARBLE_RETURNING = `SELECT ${MARBLE_COLUMNS}, t.version FROM marbles t${MARBLE_JOINS}`;
+const INT_MAX = 2147483647;
+const PRICE = /^\d{1,4}(\.\d{1,2})?$/;
+
+class BadRequest extends Error {
+  constructor(errors) {
+    super('Validation failed; nothing was saved.');
+    this.errors = errors;
+  }
+}
+
+/** `2024-05-01 12:00:00.123`, the DATETIME(3) text of `date` in UTC. */
+const dbTime = (date) => date.toISOString().slice(0, 23).replace('T', ' ');
+
+/**
+ * The columns a marble body sets, checked as the service checks them; `partial` for PATCH (only
+ * what is given), else the defaults fill the rest.
+ */
+function marbleValues(body, partial) {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new BadRequest({ non_field_errors: ['Request body must be a marble object.'] });
+  }
+  const values = partial
+    ? {}
+    : { radius_mm: 1, price: null, is_discounted: 0, user_id: null, description: '' };
+  const errors = {};
+  const has = (name) => body[name] !== undefined;
+  if (has('name')) {
+    const v = body.name;
+    if (typeof v !== 'string') errors.name = ['Not a valid string.'];
+    else if (v.trim() === '') errors.name = ['May not be blank.'];
+    else if (v.length > 255) errors.name = ['Ensure this field has no more than 255 characters.'];
+    else values.name = v;
+  } else if (!partial) errors.name = ['This field is required.'];
+  if (has('radius_mm')) {
+    const v = body.radius_mm;
+    if (!Number.isInteger(v) || v < 1 || v > INT_MAX)
+      errors.radius_mm = ['A valid integer >= 1 is required.'];
+    else values.radius_mm = v;
+  }
+  if (has('price')) {
+    const v = body.price;
+    if (v === null) values.price = null;
+    else if (
+      (typeof v !== 'string' && typeof v !== 'number') ||
+      !PRICE.test(String(v)) ||
+      Number(v) <= 0
+    )
+      errors.price = ['A valid number is required.'];
+    else values.price = String(v);
+  }
+  if (has('is_discounted')) {
+    if (typeof body.is_discounted !== 'boolean')
+      errors.is_discounted = ['Must be a valid boolean.'];
+    else values.is_discounted = body.is_discounted ? 1 : 0;
+  }
+  if (has('user_id')) {
+    const v = body.user_id;
+    if (v !== null && (!Number.isInteger(v) || v < 1 || v > INT_MAX))
+      errors.user_id = ['Invalid id.'];
+    else values.user_id = v;
+  }
+  if (has('description')) {
+    if (typeof body.description !== 'string' || body.description.length > 10000)
+      errors.description = ['Not a valid string.'];
+    else values.description = body.description;
+  }
+  if (Object.keys(errors).length > 0) throw new BadRequest(errors);
+  return values;
+}
+
+/** The version If-Match names: a number, `*` (any), or undefined without the header. */
+function ifMatch(req, id) {
+  const header = req.headers['if-match'];
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return '*';
+  const match = /^\s*"(\d+)\.(\d+)"\s*$/.exec(header);
+  return match && Number(match[1]) === id ? Number(match[2]) : -1;
+}
+
+/** `work(connection)` between START TRANSACTION and COMMIT on one pooled connection. */
+async function inTransaction(work) {
+  const connection = await pool.getConnection();
+  try {
+    await connection.query('START TRANSACTION');
+    const result = await work(connection);
+    await connection.query('COMMIT');
+    return result;
+  } catch (error) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    connection.release();
+  }
+}
+
+/** A duplicate name or a missing user, as the service words them; anything else rethrown. */
+function constraintError(error, values) {
+  if (error.code === 'ER_DUP_ENTRY') {
+    return new BadRequest({ name: ['A marble with this name already exists.'] });
+  }
+  if (error.code === 'ER_NO_REFERENCED_ROW_2') {
+    return new BadRequest({ user_id: [`No user with id ${values.user_id}.`] });
+  }
+  return error;
+}
+
+function recordAnswer(status, row, host) {
+  const headers = { ETag: `"${row.id}.${row.version}"` };
+  if (status === 201) headers.Location = `http://${host}/api/demo/marbles/${row.id}`;
+  return { status, type: JSON_TYPE, body: JSON.stringify(marbleJson(row)), headers };
+}
+
+async function createMarble(req, body) {
+  const values = marbleValues(body, false);
+  const now = dbTime(new Date());
+  const row = await inTransaction(async (c) => {
+    let result;
+    try {
+      [result] = await c.query(
+        'INSERT INTO marbles (name, radius_mm, price, is_discounted, created_at, updated_at,' +
+          ' user_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          values.name,
+          values.radius_mm,
+          values.price,
+          values.is_discounted,
+          now,
+          now,
+          values.user_id,
+          values.description,
+        ],
+      );
+    } catch (error) {
+      throw constraintError(error, values);
+    }
+    const [rows] = await c.query(`${MARBLE_RETURNING} WHERE t.id = ?`, [result.insertId]);
+    return rows[0];
+  });
+  return recordAnswer(201, row, req.headers.host);
+}
+
+async function bulkCreateMarbles(body) {
+  if (body.length === 0 || body.length > 1000) {
+    throw new BadRequest({
+      non_field_errors: ['Bulk create requires an array of objects as input.'],
+    });
+  }
+  const all = body.map((item) => marbleValues(item, false));
+  const now = dbTime(new Date());
+  const rows = await inTransaction(async (c) => {
+    let result;
+    try {
+      [result] = await c.query(
+        'INSERT INTO marbles (name, radius_mm, price, is_discounted, created_at, updated_at,' +
+          ' user_id, description) VALUES ?',
+        [
+          all.map((v) => [
+            v.name,
+            v.radius_mm,
+            v.price,
+            v.is_discounted,
+            now,
+            now,
+            v.user_id,
+            v.description,
+          ]),
+        ],
+      );
+    } catch (error) {
+      throw constraintError(error, all[0]);
+    }
+    // One multi-row INSERT takes consecutive ids (innodb_autoinc_lock_mode 0 or 1).
+    const [found] = await c.query(`${MARBLE_RETURNING} WHERE t.id BETWEEN ? AND ? ORDER BY t.id`, [
+      result.insertId,
+      result.insertId + all.length - 1,
+    ]);
+    return found;
+  });
+  return {
+    status: 201,
+    type: JSON_TYPE,
+    body: JSON.stringify({ message: 'Bulk create successful.', records: rows.map(marbleJson) }),
+  };
+}
+
+/** `UPDATE marbles SET …` of `id` (at the version If-Match names), or the 404/412 answer. */
+async function updateRow(c, req, id, sets, parameters) {
+  const version = ifMatch(req, id);
+  const guarded = typeof version === 'number';
+  const [result] = await c.query(
+    `UPDATE marbles SET ${sets}, updated_at = ?, version = version + 1 WHERE id = ?` +
+      (guarded ? ' AND version = ?' : ''),
+    [...parameters, dbTime(new Date()), id, ...(guarded ? [version] : [])],
+  );
+  if (result.affectedRows === 1) return undefined;
+  const [rows] = await c.query('SELECT version FROM marbles WHERE id = ?', [id]);
+  return rows.length === 0
+    ? notFound(`Marble ${id} not found.`)
+    : json(
+        412,
+        JSON.stringify({
+          message: `Marble ${id} has changed since the version If-Match names; nothing was changed.`,
+        }),
+      );
+}
+
+async function updateMarble(req, id, body) {
+  const values = marbleValues(body, true);
+  const names = Object.keys(values);
+  if (names.length === 0) throw new BadRequest({ non_field_errors: ['Nothing to change.'] });
+  return inTransaction(async (c) => {
+    let failed;
+    try {
+      failed = await updateRow(
+        c,
+        req,
+        id,
+        names.map((n) => `${n} = ?`).join(', '),
+        names.map((n) => values[n]),
+      );
+    } catch (error) {
+      throw constraintError(error, values);
+    }
+    if (failed) return failed;
+    const [rows] = await c.query(`${MARBLE_RETURNING} WHERE t.id = ?`, [id]);
+    return recordAnswer(200, rows[0]);
+  });
+}
+
+async function adjustPrice(req, id, body) {
+  const price = body?.price;
+  if (price === undefined || price === null) {
+    throw new BadRequest({
+      price: [price === null ? 'This field may not be null.' : 'This field is required.'],
+    });
+  }
+  const values = marbleValues({ price }, true);
+  return inTransaction(async (c) => {
+    const failed = await updateRow(c, req, id, 'price = ?', [values.price]);
+    if (failed) return failed;
+    const [rows] = await c.query('SELECT version FROM marbles WHERE id = ?', [id]);
+    return {
+      status: 200,
+      type: JSON_TYPE,
+      body: JSON.stringify({ message: `Price updated to ${decimal(values.price)}.` }),
+      headers: { ETag: `"${id}.${rows[0].version}"` },
+    };
+  });
+}
+
+async function deleteMarble(req, id) {
+  const version = ifMatch(req, id);
+  const guarded = typeof version === 'number';
+  return inTransaction(async (c) => {
+    const [result] = await c.query(
+      `DELETE FROM marbles WHERE id = ?${guarded ? ' AND version = ?' : ''}`,
+      guarded ? [id, version] : [id],
+    );
+    if (result.affectedRows === 1) return { status: 204, type: undefined, body: '' };
+    const [rows] = guarded ? await c.query('SELECT id FROM marbles WHERE id = ?', [id]) : [[]];
+    return rows.length === 0
+      ? notFound(`Marble ${id} not found.`)
+      : json(
+          412,
+          JSON.stringify({
+            message: `Marble ${id} has changed since the version If-Match names; nothing was changed.`,
+          }),
+        );
+  });
+}
+
+const WRITE_ROUTE = /^\/api\/demo\/marbles(?:\/([^/.]+)(\/adjust_price)?)?\/?$/;
+
+/** A write of marbles, or undefined when the request is not one. */
+function write(req, path, body) {
+  const match = WRITE_ROUTE.exec(path);
+  if (!match) return undefined;
+  const [, rawId, action] = match;
+  if (rawId === undefined) {
+    if (req.method !== 'POST') return undefined;
+    return Array.isArray(body) ? bulkCreateMarbles(body) : createMarble(req, body);
+  }
+  if (!ID.test(rawId) || Number(rawId) > INT_MAX) return notFound(`Marble ${rawId} not found.`);
+  const id = Number(rawId);
+  if (action) return req.method === 'PATCH' ? adjustPrice(req, id, body) : undefined;
+  if (req.method === 'PATCH') return updateMarble(req, id, body);
+  if (req.method === 'DELETE') return deleteMarble(req, id);
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
 // HTTP
 
-function send(res, { status, type, body }) {
-  res.writeHead(status, {
-    Vary: 'Accept',
-    'Content-Type': type,
-    'Content-Length': Buffer.byteLength(body),
-  });
+function send(res, { status, type, body, headers }) {
+  const head = { Vary: 'Accept', ...headers };
+  if (type !== undefined) {
+    head['Content-Type'] = type;
+    head['Content-Length'] = Buffer.byteLength(body);
+  }
+  res.writeHead(status, head);
   res.end(body);
 }
 
@@ -441,22 +747,28 @@ const notFound = (message = 'Not found.') => json(404, JSON.stringify({ message 
 
 const ROUTE = /^\/api\/(demo|plain)\/([a-z_]+)(?:\/([^/.]+))?\/?(?:\.(json|xml))?$/;
 
-/** The answer to a request: `{ status, type, body }`. */
-async function answer(req) {
+/**
+ * The answer to a request: `{ status, type, body, headers }` (`type` undefined: no body). `body`
+ * is the request's JSON body, parsed (writes).
+ */
+async function answer(req, body) {
   try {
-    return await route(req);
+    return await route(req, body);
   } catch (error) {
     if (error instanceof NotImplemented)
       return json(501, JSON.stringify({ message: error.message }));
+    if (error instanceof BadRequest)
+      return json(400, JSON.stringify({ message: error.message, errors: error.errors }));
     throw error;
   }
 }
 
-async function route(req) {
+async function route(req, body) {
   const queryAt = req.url.indexOf('?');
   const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
   const query = queryAt === -1 ? '' : req.url.slice(queryAt + 1);
-  const match = req.method === 'GET' ? ROUTE.exec(path) : null;
+  if (req.method !== 'GET') return (await write(req, path, body)) ?? notFound();
+  const match = ROUTE.exec(path);
   if (!match) return notFound();
   const [, prefix, name, id, suffix] = match;
   const format = suffix || 'json';
@@ -474,9 +786,9 @@ async function route(req) {
   if (!ID.test(id) || Number(id) > 2147483647) {
     return notFound(`${collection.label} ${id} not found.`);
   }
-  const body = await show(collection, format, Number(id));
-  if (body === undefined) return notFound(`${collection.label} ${id} not found.`);
-  return { status: 200, type, body };
+  const record = await show(collection, format, Number(id));
+  if (record === undefined) return notFound(`${collection.label} ${id} not found.`);
+  return { status: 200, type, body: record };
 }
 
 /** Closes the pool (bench/bare-nest.js, which answers with `answer`, calls it on shutdown). */
@@ -485,15 +797,38 @@ const closePool = () => pool.end();
 module.exports = { answer, closePool };
 
 if (require.main === module) {
+  /** The request's body as JSON: undefined when empty; a 400 answer when it is not JSON. */
+  const readBody = (req) =>
+    new Promise((resolve, reject) => {
+      if (req.method === 'GET') return resolve(undefined);
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('error', reject);
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          resolve(text === '' ? undefined : JSON.parse(text));
+        } catch {
+          resolve(new BadRequest({ non_field_errors: ['Malformed JSON.'] }));
+        }
+      });
+    });
   const server = http.createServer((req, res) => {
-    answer(req).then(
-      (response) => send(res, response),
-      (error) => {
-        console.error(`baseline: ${req.method} ${req.url}: ${error.message}`);
-        if (!res.headersSent) send(res, json(500, '{"message":"Internal server error."}'));
-        else res.destroy();
-      },
-    );
+    readBody(req)
+      .then((body) => (body instanceof BadRequest ? Promise.reject(body) : answer(req, body)))
+      .catch((error) =>
+        error instanceof BadRequest
+          ? json(400, JSON.stringify({ message: error.message, errors: error.errors }))
+          : Promise.reject(error),
+      )
+      .then(
+        (response) => send(res, response),
+        (error) => {
+          console.error(`baseline: ${req.method} ${req.url}: ${error.message}`);
+          if (!res.headersSent) send(res, json(500, '{"message":"Internal server error."}'));
+          else res.destroy();
+        },
+      );
   });
 
   server.listen(PORT, HOST, () =>

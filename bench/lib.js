@@ -359,6 +359,31 @@ function get(port, urlPath, headers = {}, timeoutMs = 10000) {
   });
 }
 
+/** One request with any method and an optional body (a string, sent as JSON). */
+function request(port, method, urlPath, { headers = {}, body, timeoutMs = 10000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const all = { ...headers };
+    if (body !== undefined) {
+      all['Content-Type'] = 'application/json';
+      all['Content-Length'] = Buffer.byteLength(body);
+    }
+    const req = http.request(
+      { host: HOST, port, path: urlPath, method, headers: all, agent: false },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 function portInUse(port) {
   return new Promise((resolve) => {
     const socket = net.connect({ host: HOST, port });
@@ -542,7 +567,9 @@ module.exports = {
   runMain,
   watchdog,
   get,
+  request,
   portInUse,
+  connect,
   waitUntilAnswering,
   rssKiB,
   checkWrk,

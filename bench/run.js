@@ -38,6 +38,11 @@
  *     drifts of the machine fall on both alike. Per server: req/s over all rounds (and the
  *     spread between rounds), and the median over rounds of wrk's p50 and p99. Ratios are
  *     service / reference. Small size also prints the service's XML/JSON ratio on marbles page 1.
+ *  5. Small size, last: the writes (create, PATCH, adjust_price, delete, bulk create of 100 marbles;
+ *     bench/write.lua), against the Nest floor and the baseline, and the service with an
+ *     Idempotency-Key or If-Match against itself without. Their bodies are checked first (the
+ *     same but for new ids and times); the marbles a run changes are made before it and every
+ *     row it added is removed after it. `node bench/statements.js` counts each write's SQL.
  *
  * After the runs, each server's resident memory (VmRSS, and its peak VmHWM) is printed.
  *
@@ -63,6 +68,8 @@
  *                             reports every replica in its rotation, caught up. For a primary and
  *                             a replica on this machine: `node scripts/mariadb-pair.js --database
  *                             records_bench` (prints both URLs)
+ *   BENCH_ONLY                a regular expression: only the scenarios whose names match it
+ *                             (e.g. 'XML' or 'delete')
  *   BENCH_REUSE=1             as --reuse
  *   BENCH_CPU_PROF=1          as --cpu-prof: run the servers under `node --cpu-prof` and print
  *                             the ten functions with the most self time in each (profiles are
@@ -159,6 +166,19 @@ const SMALL_SCENARIOS = [
   { name: 'marbles page 1 XML', path: '/api/demo/marbles.xml', key: 'xml' },
   { name: 'marbles page 5 size 40', path: '/api/demo/marbles?page=5&page_size=40' },
   ...Object.entries(SMALL_PATHS).map(([name, path]) => ({ name, path })),
+  // The service's own XML against its own JSON, the same data.
+  ...[
+    ['marbles page 1', '/api/demo/marbles'],
+    ['movies list', '/api/plain/movies'],
+    ['one marble', '/api/demo/marbles/42'],
+  ].map(([name, path]) => ({
+    name: `${name}, XML / JSON`,
+    path: path.replace(/(\?|$)/, '.xml$1'),
+    reference: 'service',
+    referencePath: path,
+    referenceLabel: 'JSON',
+    target: 0.9,
+  })),
   { name: 'ping', path: '/api/demo/emails/ping', reference: 'bareNest' },
   // The floor of any app rendering through a Nest interceptor (see bench/bare-nest.js).
   {
@@ -166,6 +186,7 @@ const SMALL_SCENARIOS = [
     path: '/api/demo/emails/ping',
     reference: 'bareNestInterceptor',
     framework: true,
+    target: 0.8,
   },
   // What the framework leaves of each list and record scenario (see bench/bare-nest.js).
   ...Object.entries(SMALL_PATHS).map(([name, path]) => ({
@@ -173,8 +194,67 @@ const SMALL_SCENARIOS = [
     path,
     reference: 'nestFloor',
     framework: true,
+    target: 0.8,
   })),
+  {
+    name: 'marbles page 1, vs Nest floor',
+    path: '/api/demo/marbles',
+    reference: 'nestFloor',
+    framework: true,
+    target: 0.8,
+  },
 ].map((s) => ({ service: 'service', reference: 'baseline', ...s }));
+
+/**
+ * The writes, on marbles, measured last (they add and remove rows; see prepareWrite). `write` is
+ * what bench/write.lua sends to the service, `referenceWrite` to the reference (the same by
+ * default): the Idempotency-Key and If-Match rows compare the service with itself, without them.
+ */
+const WRITE_PATH = '/api/demo/marbles';
+const WRITE_KINDS = [
+  { name: 'create', mode: 'create' },
+  { name: 'update (PATCH 2 fields)', mode: 'update' },
+  { name: 'adjust_price', mode: 'adjust' },
+  { name: 'delete', mode: 'delete' },
+];
+const WRITE_SCENARIOS = [
+  ...WRITE_KINDS.flatMap(({ name, mode }) => [
+    {
+      name: `${name}, vs Nest floor`,
+      reference: 'nestFloor',
+      write: { mode },
+      framework: true,
+      target: 0.8,
+    },
+    { name: `${name}, vs baseline`, reference: 'baseline', write: { mode } },
+    {
+      name: `${name}, key / no key`,
+      reference: 'service',
+      referenceLabel: 'no key',
+      write: { mode, key: true },
+      referenceWrite: { mode },
+      target: 0.7,
+    },
+    ...(mode === 'create'
+      ? []
+      : [
+          {
+            name: `${name}, If-Match / none`,
+            reference: 'service',
+            referenceLabel: 'no If-Match',
+            write: { mode, ifMatch: 'etag' },
+            referenceWrite: { mode },
+            target: 0.9,
+          },
+        ]),
+  ]),
+  {
+    name: 'bulk create 100, vs baseline',
+    reference: 'baseline',
+    write: { mode: 'bulk' },
+    target: 0.7,
+  },
+].map((s) => ({ service: 'service', path: WRITE_PATH, ...s }));
 
 const LARGE_QUERIES = [
   ['page 1', ''],
@@ -200,6 +280,8 @@ const USAGE = `usage: node bench/run.js [--small] [--large] [--marbles N] [--reu
   --marbles N   marbles of the small size
   --reuse       do not reseed when the database already holds that many marbles
   --cpu-prof    run the servers under node --cpu-prof; print the top self-time functions
+  --reads       the small size's reads only (no write scenario)
+  --writes      the small size's writes only
   --replica-vs-primary  (with BENCH_REPLICA_URLS) the service reading from the replicas against
                 the service reading from the primary, instead of the hand-written references
 Environment variables: see the header of bench/run.js.`;
@@ -215,6 +297,8 @@ function loadSettings() {
         reuse: { type: 'boolean', default: false },
         'cpu-prof': { type: 'boolean', default: false },
         'replica-vs-primary': { type: 'boolean', default: false },
+        reads: { type: 'boolean', default: false },
+        writes: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -234,17 +318,22 @@ function loadSettings() {
   if (replicaVsPrimary && !process.env.BENCH_REPLICA_URLS) {
     throw fail('--replica-vs-primary needs BENCH_REPLICA_URLS');
   }
+  if (values.reads && values.writes)
+    throw fail(`--reads and --writes exclude each other\n${USAGE}`);
   if (values.small || !values.large) {
+    const scenarios = [
+      ...(values.writes ? [] : SMALL_SCENARIOS),
+      ...(values.reads || replicaVsPrimary ? [] : WRITE_SCENARIOS),
+    ];
     sizes.push({
       name: 'small',
       marbles: smallMarbles,
       connections: lib.positiveInt('BENCH_CONNECTIONS', 10, 1000),
       scenarios: replicaVsPrimary
-        ? SMALL_SCENARIOS.filter((s) => !s.framework).map((s) => ({
-            ...s,
-            reference: 'servicePrimary',
-          }))
-        : SMALL_SCENARIOS,
+        ? scenarios
+            .filter((s) => !s.framework && s.reference !== 'service')
+            .map((s) => ({ ...s, reference: 'servicePrimary' }))
+        : scenarios,
     });
   }
   if (values.large) {
@@ -254,6 +343,16 @@ function loadSettings() {
       connections: lib.positiveInt('BENCH_LARGE_CONNECTIONS', 4, 1000),
       scenarios: LARGE_SCENARIOS,
     });
+  }
+  const only = process.env.BENCH_ONLY;
+  if (only) {
+    let pattern;
+    try {
+      pattern = new RegExp(only, 'i');
+    } catch (error) {
+      throw fail(`BENCH_ONLY is not a regular expression: ${error.message}`);
+    }
+    for (const size of sizes) size.scenarios = size.scenarios.filter((s) => pattern.test(s.name));
   }
   return {
     db,
@@ -403,7 +502,8 @@ async function checkSameBodies(running, size, timeoutMs) {
   const problems = [];
   const pending = new Set();
   const headers = { Host: CHECK_HOST };
-  for (const scenario of size.scenarios) {
+  // Writes have their own check; the service against itself (XML / JSON) needs none.
+  for (const scenario of size.scenarios.filter((s) => !s.write && s.reference !== 'service')) {
     const [a, b] = await Promise.all([
       lib.get(running[scenario.service].port, scenario.path, headers, timeoutMs),
       lib.get(running[scenario.reference].port, scenario.path, headers, timeoutMs),
@@ -473,37 +573,211 @@ function describeDifference(a, b) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Writes: the rows they need, made before each run and removed after it
+
+const WRITE_SCRIPT = path.join(__dirname, 'write.lua');
+/** Marbles the update and adjust_price runs cycle over, made afresh for each run. */
+const CYCLED_ROWS = 2000;
+/** Rows inserted per statement when making them. */
+const INSERT_BATCH = 2000;
+
+/**
+ * What the write runs share: the database connection, the last id of the seeded marbles (every
+ * row above it is the benchmark's, removed after each run), a tag for unique names, and the
+ * fastest delete rate seen (a delete run gets twice the rows it could delete at that rate).
+ */
+async function openWrites(settings) {
+  const connection = await lib.connect(settings.db, true);
+  const [[{ last }]] = await connection.query('SELECT COALESCE(MAX(id), 0) AS last FROM marbles');
+  return {
+    connection,
+    seededUpTo: Number(last),
+    tag: Date.now().toString(36),
+    runs: 0,
+    deleteRate: 5000,
+  };
+}
+
+/** `n` new marbles named `bench-RUN-fI`, version 1; their ids, consecutive: [from, to]. */
+async function freshMarbles(writes, run, n) {
+  const now = new Date().toISOString().slice(0, 23).replace('T', ' ');
+  for (let i = 0; i < n; i += INSERT_BATCH) {
+    const rows = [];
+    for (let j = i; j < Math.min(n, i + INSERT_BATCH); j++) {
+      rows.push([`bench-${run}-f${j}`, 5, '5.5', 0, now, now, 3, '']);
+    }
+    await writes.connection.query(
+      'INSERT INTO marbles (name, radius_mm, price, is_discounted, created_at, updated_at,' +
+        ' user_id, description) VALUES ?',
+      [rows],
+    );
+  }
+  const [[range]] = await writes.connection.query(
+    'SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS n FROM marbles WHERE name LIKE ?',
+    [`bench-${run}-f%`],
+  );
+  if (Number(range.n) !== n || Number(range.hi) - Number(range.lo) + 1 !== n) {
+    throw fail(`the ${n} marbles made for a write run did not get consecutive ids`);
+  }
+  return [Number(range.lo), Number(range.hi)];
+}
+
+/** The arguments of bench/write.lua for one run, after making the rows it changes. */
+async function prepareWrite(settings, writes, send, duration) {
+  const run = `${writes.tag}${++writes.runs}`;
+  let range = [0, 0];
+  if (send.mode === 'update' || send.mode === 'adjust') {
+    range = await freshMarbles(writes, run, CYCLED_ROWS);
+  } else if (send.mode === 'delete') {
+    const rows = Math.ceil(2 * writes.deleteRate * duration) + 1000;
+    range = await freshMarbles(writes, run, rows);
+  }
+  return [
+    send.mode,
+    String(range[0]),
+    String(range[1]),
+    run,
+    send.key ? '1' : '0',
+    send.ifMatch ?? 'none',
+  ];
+}
+
+/** Back to the seeded marbles, no idempotency key kept. */
+async function cleanUpWrites(settings, writes) {
+  await writes.connection.query('DELETE FROM marbles WHERE id > ?', [writes.seededUpTo]);
+  await writes.connection.query('DELETE FROM idempotency_keys');
+}
+
+/**
+ * Each write against its hand-written reference: same status, content type, headers (Location,
+ * an ETag of the record's id) and body, but for what differs by nature: the new record's id and
+ * the timestamps it was written at. Both sides change records made alike (update, adjust_price:
+ * the same record, one after the other; delete: one each).
+ */
+async function checkWriteBodies(settings, running, scenarios, writes) {
+  const pairs = new Map();
+  for (const s of scenarios) {
+    if (s.write && s.reference !== 'service') pairs.set(`${s.write.mode} ${s.reference}`, s);
+  }
+  const problems = [];
+  const marble = (name) => ({ name, radius_mm: 12, price: '12.5', user_id: 3 });
+  for (const scenario of pairs.values()) {
+    const { mode } = scenario.write;
+    const servers = [running[scenario.service], running[scenario.reference]];
+    const answers = [];
+    const run = `${writes.tag}c${++writes.runs}`;
+    const [id] = await freshMarbles(writes, run, 2);
+    for (const [i, server] of servers.entries()) {
+      const send = (method, urlPath, body) =>
+        lib.request(server.port, method, urlPath, {
+          headers: { Host: CHECK_HOST },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      if (mode === 'create') answers.push(await send('POST', WRITE_PATH, marble(`bench-${run}`)));
+      if (mode === 'bulk') {
+        const items = Array.from({ length: 100 }, (_, j) => marble(`bench-${run}-${j}`));
+        answers.push(await send('POST', WRITE_PATH, items));
+      }
+      if (mode === 'update') {
+        answers.push(await send('PATCH', `${WRITE_PATH}/${id}`, { radius_mm: 7, price: '3.5' }));
+      }
+      if (mode === 'adjust') {
+        answers.push(await send('PATCH', `${WRITE_PATH}/${id}/adjust_price`, { price: '4.25' }));
+      }
+      if (mode === 'delete') answers.push(await send('DELETE', `${WRITE_PATH}/${id + i}`));
+      // The next side creates the same names.
+      if (mode === 'create' || mode === 'bulk') {
+        await writes.connection.query('DELETE FROM marbles WHERE name LIKE ?', [`bench-${run}%`]);
+      }
+    }
+    const [a, b] = answers;
+    const differences = [];
+    for (const [who, r] of [
+      ['service', a],
+      ['reference', b],
+    ]) {
+      if (r.status >= 300) differences.push(`${who} answered ${r.status}: ${snippet(r.body)}`);
+    }
+    if (a.status !== b.status)
+      differences.push(`status: service ${a.status}, reference ${b.status}`);
+    if (a.headers['content-type'] !== b.headers['content-type']) {
+      differences.push(
+        `Content-Type: service "${a.headers['content-type']}", reference "${b.headers['content-type']}"`,
+      );
+    }
+    for (const [name, shape] of [
+      ['location', /^http:\/\/bench\.localhost\/api\/demo\/marbles\/\d+$/],
+      ['etag', /^"\d+\.\d+"$/],
+    ]) {
+      // Express's own weak ETag of a body (W/"…") is not the record's.
+      const value = (r) => (/^W\//.test(r.headers[name] ?? '') ? undefined : r.headers[name]);
+      const fits = [a, b].map((r) => value(r) !== undefined && shape.test(value(r)));
+      const present = [a, b].map((r) => value(r) !== undefined);
+      if (present[0] !== present[1] || fits[0] !== fits[1]) {
+        differences.push(`${name}: service ${a.headers[name]}, reference ${b.headers[name]}`);
+      }
+    }
+    const [x, y] = [a, b].map((r) => Buffer.from(masked(r.body.toString('utf8'))));
+    if (!x.equals(y)) differences.push(`bodies differ\n${describeDifference(x, y)}`);
+    await cleanUpWrites(settings, writes);
+    const where = `${scenario.name} (${mode})`;
+    if (differences.length > 0) problems.push(`${where}: ${differences.join('\n  ')}`);
+    else
+      console.log(`  ok       ${where.padEnd(34)} ${a.body.length} bytes, same but ids and times`);
+  }
+  if (problems.length > 0) {
+    throw fail(`the service and its reference disagree:\n\n${problems.join('\n\n')}`);
+  }
+}
+
+/** A write's body without what differs by nature: new records' ids, the times of writing. */
+function masked(body) {
+  return body
+    .replace(/"(created_at|updated_at)":"[^"]*"/g, '"$1":"…"')
+    .replace(/\{"id":\d+,"name"/g, '{"id":…,"name"');
+}
+
+// ---------------------------------------------------------------------------------------------
 // Measurement
 
-async function measure(settings, size, running) {
+async function measure(settings, size, running, writes) {
   const rows = [];
   const settle = () => lib.quiesce(settings.db, (settings.timeout + 30) * 1000);
   for (const scenario of size.scenarios) {
     const pair = [running[scenario.service], running[scenario.reference]];
-    const load = async (server, duration) => {
+    const paths = [scenario.path, scenario.referencePath ?? scenario.path];
+    const sends = [scenario.write, scenario.referenceWrite ?? scenario.write];
+    const load = async (i, duration) => {
+      const server = pair[i];
+      const write = sends[i] && (await prepareWrite(settings, writes, sends[i], duration));
       const cpuBefore = cpuMs(server.child.proc.pid);
       const result = await lib.runWrk({
         port: server.port,
-        path: scenario.path,
+        path: paths[i],
         connections: size.connections,
         duration,
         threads: settings.threads,
         timeout: settings.timeout,
+        ...(write ? { script: WRITE_SCRIPT, scriptArgs: write } : {}),
       });
       result.cpuMs = cpuMs(server.child.proc.pid) - cpuBefore;
+      if (sends[i]?.mode === 'delete') writes.deleteRate = Math.max(writes.deleteRate, result.rps);
       await settle();
+      if (write) await cleanUpWrites(settings, writes);
       return result;
     };
-    process.stdout.write(`  ${scenario.name.padEnd(30)}`);
-    if (settings.warmup > 0) for (const server of pair) await load(server, settings.warmup);
-    const duration = await runDuration(settings, size, scenario, pair);
+    process.stdout.write(`  ${scenario.name.padEnd(34)}`);
+    if (settings.warmup > 0) for (const i of [0, 1]) await load(i, settings.warmup);
+    const duration = scenario.write
+      ? settings.duration
+      : await runDuration(settings, size, paths, pair);
     const runs = [[], []];
     for (let round = 0; round < settings.rounds; round++) {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      for (const i of order) runs[i].push(await load(pair[i], duration));
+      for (const i of order) runs[i].push(await load(i, duration));
     }
     const row = { scenario, duration, service: aggregate(runs[0]), reference: aggregate(runs[1]) };
-    row.referenceLabel = pair[1].label;
+    row.referenceLabel = scenario.referenceLabel ?? pair[1].label;
     process.stdout.write(
       `${duration === settings.duration ? '' : `${duration} s runs: `}` +
         `service ${runs[0].map((r) => fixed(r.rps)).join(' / ')} req/s, ` +
@@ -520,11 +794,11 @@ async function measure(settings, size, running) {
  * about T * C / 2, and a run lasts about five of those, up to BENCH_MAX_DURATION. Both servers
  * get the same duration.
  */
-async function runDuration(settings, size, scenario, pair) {
+async function runDuration(settings, size, paths, pair) {
   let slowest = 0;
-  for (const server of pair) {
+  for (const [i, server] of pair.entries()) {
     const started = performance.now();
-    await lib.get(server.port, scenario.path, {}, (settings.timeout + 30) * 1000);
+    await lib.get(server.port, paths[i], {}, (settings.timeout + 30) * 1000);
     slowest = Math.max(slowest, (performance.now() - started) / 1000);
   }
   const wanted = Math.ceil(2.5 * slowest * size.connections);
@@ -594,6 +868,7 @@ function printTable(settings, size, rows, pending) {
     'p99 ratio',
     'CPU ms/req',
     'CPU ratio',
+    'target',
   ];
   const stretched = rows.some((r) => r.duration !== settings.duration);
   if (stretched) header.splice(1, 0, 's/run');
@@ -611,6 +886,9 @@ function printTable(settings, size, rows, pending) {
     ratio(s.p99, r.p99),
     `${ms(s.cpuPerRequest)} / ${ms(r.cpuPerRequest)}`,
     ratio(s.cpuPerRequest, r.cpuPerRequest),
+    scenario.target === undefined
+      ? ''
+      : `>= ${scenario.target} ${s.rps / r.rps >= scenario.target ? 'met' : 'MISSED'}`,
   ]);
   console.log(
     `\n${size.name}: ${size.marbles} marbles, ${size.connections} connections, ` +
@@ -754,11 +1032,18 @@ async function runSize(settings, size) {
   const names = Object.values(running).map((s) => `${s.key} :${s.port}`);
   console.log(`Servers: ${names.join(', ')}`);
   let ok;
+  let rows;
   try {
     console.log('Checking that the service and its reference answer with identical bodies:');
     const pending = await checkSameBodies(running, size, (settings.timeout + 30) * 1000);
-    console.log(`Measuring (${size.connections} connections):`);
-    const rows = await measure(settings, size, running);
+    const writes = size.scenarios.some((s) => s.write) ? await openWrites(settings) : undefined;
+    try {
+      if (writes) await checkWriteBodies(settings, running, size.scenarios, writes);
+      console.log(`Measuring (${size.connections} connections):`);
+      rows = await measure(settings, size, running, writes);
+    } finally {
+      await writes?.connection.end().catch(() => undefined);
+    }
     ok = printTable(settings, size, rows, pending);
     printMemory(running);
   } finally {

@@ -147,6 +147,16 @@ describe('write: preconditions (ETag, If-Match)', () => {
       });
     }
 
+    it("should delete with the tag of a field selection of the current version, not another record's", async () => {
+      const selected = await etagOf(t, '/api/demo/marbles/7?fields=name');
+      expect(selected).toMatch(/^"7\.1-[0-9a-f]+"$/);
+      const other = await t.http().delete('/api/demo/marbles/7').set('If-Match', '"2.1"');
+      expectError(other, 412, { message: STALE(7) });
+      const res = await t.http().delete('/api/demo/marbles/7').set('If-Match', selected);
+      expect(res.status).toBe(204);
+      expect(await t.stored('marbles')).toEqual([]);
+    });
+
     it('should not match a weak tag (If-Match compares strongly)', async () => {
       const res = await t.http().patch('/api/demo/marbles/7').set('If-Match', 'W/"7.1"').send({});
       expectError(res, 412, { message: STALE(7) });

@@ -84,6 +84,19 @@ describe('write: update', () => {
       });
     }
 
+    it('should move updated_at a millisecond past a stored time the clock has not reached', async () => {
+      await t.query("UPDATE marbles SET updated_at = '2999-12-31 23:59:59.998' WHERE id = 1");
+      const first = await t.http().patch(`${PATH}/1`).send({ radius_mm: 4 });
+      expectJson(first, 200);
+      expect(first.body.updated_at).toBe('2999-12-31T23:59:59.999Z');
+      const second = await t.http().patch(`${PATH}/1`).set('If-Match', '"1.2"').send({});
+      expectJson(second, 200);
+      expect([second.body.updated_at, second.headers.etag]).toEqual([
+        '3000-01-01T00:00:00.000Z',
+        '"1.3"',
+      ]);
+    });
+
     it('should move updated_at forward on every update and never change created_at', async () => {
       const created = await t.http().post(PATH).send({ name: 'Fresh' });
       expect(created.status).toBe(201);

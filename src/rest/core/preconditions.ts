@@ -64,6 +64,20 @@ export function meets(condition: Precondition | undefined, current: string): boo
 }
 
 /**
+ * The versions of record `id` that a list of tags names (those `meets` would accept), for a
+ * write guarded by the version alone.
+ */
+export function versionsNamed(condition: string[], id: number): number[] {
+  const versions: number[] = [];
+  for (const tag of condition) {
+    const match = /^"(\d+)\.(\d+)(?:-[0-9a-f]+)?"$/.exec(tag);
+    if (!match || entityTag(match[1], match[2]) !== `"${match[1]}.${match[2]}"`) continue;
+    if (Number(match[1]) === id) versions.push(Number(match[2]));
+  }
+  return versions;
+}
+
+/**
  * The tag of a record read with a field selection: the record's version, and the selection
  * (a hash of its key), so that each selection has a tag of its own while If-Match still
  * validates the record.

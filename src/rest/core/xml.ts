@@ -22,7 +22,19 @@ export interface XmlMember {
   /** Precomputed `<tag`, `</tag>` pieces. */
   open: string;
   close: string;
+  /** `<tag nil="true"/>`, for null. */
+  nil: string;
+  /** A scalar's whole start tag, with its type attribute: `<tag type="integer">`, `<tag>`. */
+  start: string;
+  /** How a scalar member's value is written (NOT_SCALAR: through `element`). */
+  write: number;
 }
+
+/** `XmlMember.write`: not a scalar; text, escaped; a dateTime; any other typed scalar. */
+const NOT_SCALAR = 0;
+const TEXT = 1;
+const DATE_TIME = 2;
+const TYPED = 3;
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
@@ -30,7 +42,23 @@ export const ANY: XmlShape = { kind: 'any' };
 
 export function member(key: string, shape: XmlShape): XmlMember {
   const tag = xmlName(key);
-  return { key, shape, open: `<${tag}`, close: `</${tag}>` };
+  const type = shape.kind === 'scalar' ? shape.type : undefined;
+  return {
+    key,
+    shape,
+    open: `<${tag}`,
+    close: `</${tag}>`,
+    nil: `<${tag} nil="true"/>`,
+    start: type === undefined || type === 'string' ? `<${tag}>` : `<${tag} type="${type}">`,
+    write:
+      type === undefined
+        ? NOT_SCALAR
+        : type === 'string'
+          ? TEXT
+          : type === 'dateTime'
+            ? DATE_TIME
+            : TYPED,
+  };
 }
 
 export function objectShape(members: XmlMember[]): XmlShape {
@@ -56,15 +84,8 @@ function element(open: string, close: string, value: unknown, shape: XmlShape): 
   switch (shape.kind) {
     case 'scalar':
       return scalar(open, close, value, shape.type);
-    case 'object': {
-      let out = open + '>';
-      const obj = value as Record<string, unknown>;
-      for (const m of shape.members) {
-        const v = obj[m.key];
-        if (v !== undefined) out += element(m.open, m.close, v, m.shape);
-      }
-      return out + close;
-    }
+    case 'object':
+      return open + '>' + members(value as Record<string, unknown>, shape.members) + close;
     case 'array': {
       const items = value as unknown[];
       if (items.length === 0) return open + ' type="array"/>';
@@ -75,6 +96,38 @@ function element(open: string, close: string, value: unknown, shape: XmlShape): 
     default:
       return inferred(open, close, value);
   }
+}
+
+/**
+ * The members of an object, in declaration order (absent ones left out). Scalars, most of any
+ * record, are written here from their precomputed start tags, without a call per value.
+ */
+function members(obj: Record<string, unknown>, list: XmlMember[]): string {
+  let out = '';
+  for (let i = 0; i < list.length; i++) {
+    const m = list[i];
+    const v = obj[m.key];
+    if (v === undefined) continue;
+    if (v === null) {
+      out += m.nil;
+      continue;
+    }
+    switch (m.write) {
+      case TEXT:
+        out += m.start + escapeText(typeof v === 'string' ? v : String(v)) + m.close;
+        break;
+      case DATE_TIME:
+        // `2024-05-01T12:00:00.123Z` is sent as `2024-05-01T12:00:00Z`.
+        out += m.start + String(v).slice(0, 19) + 'Z' + m.close;
+        break;
+      case TYPED:
+        out += m.start + String(v) + m.close;
+        break;
+      default:
+        out += element(m.open, m.close, v, m.shape);
+    }
+  }
+  return out;
 }
 
 function scalar(open: string, close: string, value: unknown, type: XmlScalarType): string {
@@ -121,6 +174,12 @@ export function xmlName(key: string): string {
   return /^[A-Za-z_]/.test(name) ? name : `field-${name}`;
 }
 
+/**
+ * Text that needs no change: none of the characters below, and no surrogate at all (a text with
+ * one takes the long way, which keeps pairs and replaces lone ones).
+ */
+// eslint-disable-next-line no-control-regex -- these characters are exactly what is being matched
+const UNSAFE = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
 // eslint-disable-next-line no-control-regex -- these characters are exactly what is being matched
 const SPECIAL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
 // eslint-disable-next-line no-control-regex
@@ -131,6 +190,7 @@ const SPECIAL_ALL = /[&<>\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g;
  * surrogates) become U+FFFD, so no stored value can make the document ill-formed.
  */
 export function escapeText(text: string): string {
+  if (!UNSAFE.test(text)) return text;
   const clean = text.isWellFormed() ? text : text.toWellFormed();
   if (!SPECIAL.test(clean)) return clean;
   return clean.replace(SPECIAL_ALL, (c) => {

@@ -10,10 +10,11 @@ import { CollectionField, ScalarField } from '../core/fields';
 import { InputMode, InputReader, Values } from '../core/input';
 import { toDatabaseTimestamp } from '../core/list-query';
 import { singular, withArticle, words } from '../core/names';
-import { Precondition, entityTag, meets } from '../core/preconditions';
+import { Precondition, entityTag, meets, versionsNamed } from '../core/preconditions';
 import { Message } from '../core/render';
 import { ResourceDefinition, scalarFields } from '../core/resource';
 import { INT_MAX, isPlainObject, recordId } from '../core/values';
+import { errorCode } from './database-errors';
 import { Row, SqlDatabase, Tx } from './port';
 import { ApiRecord, RecordQuery, placeholders, readerFor } from './record-query';
 
@@ -37,6 +38,8 @@ export class RecordWriter {
   private readonly stamped: { created: boolean; updated: boolean };
   private readonly plural: string;
   private readonly noun: string;
+  /** See `idStep`: MySQL's, once asked. */
+  private mysqlIdStep?: number;
   /** Stored row → values by field name, for `change`. */
   private readonly decode: (row: Row) => Values;
 
@@ -65,9 +68,8 @@ export class RecordWriter {
   async create(body: unknown): Promise<ApiRecord> {
     const item = await this.readOne(body, 'create');
     const id = await this.db.transaction(async (tx) => {
-      const [errors] = await this.check(tx, [item]);
-      if (errors) throw RecordError.validation(errors);
-      return this.insert(tx, item.values);
+      await this.checkInvalid(tx, [item]);
+      return this.guarded(tx, [item], () => this.insert(tx, item.values));
     });
     return (await this.records.findById(id))!;
   }
@@ -75,11 +77,21 @@ export class RecordWriter {
   /** A partial update; with `condition` (If-Match), only of the version it names, else 412. */
   async update(id: number, body: unknown, condition?: Precondition): Promise<ApiRecord> {
     const item = await this.readOne(body, 'update');
+    if (!item.errors && !this.relations.length && !this.exclusive.length) {
+      // Nothing to read first: the UPDATE itself checks the version and moves updated_at. (An
+      // invalid body takes the long way: "not found" comes before its 400.)
+      await this.db.transaction(async (tx) => {
+        const work = [{ ...item, current: { id } }];
+        await this.checkInvalid(tx, work);
+        await this.guarded(tx, work, () => this.saveGuarded(tx, id, item.values, condition));
+      });
+      return (await this.records.findById(id))!;
+    }
     await this.db.transaction(async (tx) => {
       const current = await this.lockOne(tx, id, condition);
-      const [errors] = await this.check(tx, [{ ...item, current }]);
-      if (errors) throw RecordError.validation(errors);
-      await this.save(tx, item.values, current);
+      const work = [{ ...item, current }];
+      await this.checkInvalid(tx, work);
+      await this.guarded(tx, work, () => this.save(tx, item.values, current));
     });
     return (await this.records.findById(id))!;
   }
@@ -90,13 +102,26 @@ export class RecordWriter {
       if (affected === 0) throw RecordError.notFound(this.resource.label, id);
       return;
     }
+    // Guarded by the version in the statement itself, no lock first: only when nothing was
+    // deleted is the row looked up, to tell "not found" from "precondition failed".
+    const versions = condition === '*' ? undefined : versionsNamed(condition, id);
     await this.db.transaction(async (tx) => {
-      const current = await this.lockOne(tx, id, condition);
-      const { affected } = await tx.run(
-        `DELETE FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ? AND ${this.q('version')} = ?`,
-        [id, current.version],
+      if (versions === undefined) {
+        if ((await this.remove(tx, [id])) === 1) return;
+      } else if (versions.length > 0) {
+        const { affected } = await tx.run(
+          `DELETE FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ?` +
+            ` AND ${this.q('version')} IN (${placeholders(versions.length)})`,
+          [id, ...versions],
+        );
+        if (affected === 1) return;
+      }
+      const { rows } = await tx.run(
+        `SELECT ${this.q('id')} FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ?`,
+        [id],
       );
-      if (affected === 0) throw RecordError.preconditionFailed(this.resource.label, id);
+      if (rows.length === 0) throw RecordError.notFound(this.resource.label, id);
+      throw RecordError.preconditionFailed(this.resource.label, id);
     });
   }
 
@@ -115,11 +140,8 @@ export class RecordWriter {
     const items = this.bulkItems(body, 'Bulk create requires an array of objects as input.');
     const work = await this.readMany(items, 'create');
     const ids = await this.db.transaction(async (tx) => {
-      const errors = await this.check(tx, work);
-      if (errors.some(Boolean)) throw RecordError.invalidItems(errors);
-      const created: number[] = [];
-      for (const item of work) created.push(await this.insert(tx, item.values));
-      return created;
+      await this.checkInvalid(tx, work, true);
+      return this.guarded(tx, work, () => this.insertAll(tx, work), true);
     });
     return new Message('Bulk create successful.', await this.records.findByIds(ids));
   }
@@ -137,9 +159,15 @@ export class RecordWriter {
       this.requireAll(ids as number[], rows, 'nothing was changed');
       const byId = new Map(rows.map((r) => [Number(r.id), r]));
       const work = read.map((item, i) => ({ ...item, current: byId.get(ids[i]!)! }));
-      const errors = await this.check(tx, work);
-      if (errors.some(Boolean)) throw RecordError.invalidItems(errors);
-      for (const item of work) await this.save(tx, item.values, item.current);
+      await this.checkInvalid(tx, work, true);
+      await this.guarded(
+        tx,
+        work,
+        async () => {
+          for (const item of work) await this.save(tx, item.values, item.current);
+        },
+        true,
+      );
     });
     return new Message('Bulk update successful.', await this.records.findByIds(ids as number[]));
   }
@@ -202,6 +230,37 @@ export class RecordWriter {
 
   private readMany(items: Record<string, unknown>[], mode: InputMode): Promise<Item[]> {
     return Promise.all(items.map((item) => this.input.read(item, mode)));
+  }
+
+  /**
+   * Where the body check rejected an item: every check, so that the answer names every problem
+   * at once (400). A valid body needs no lookup before its write: the database's unique indexes
+   * and foreign keys refuse what the lookups would, and `guarded` words their refusal.
+   */
+  private async checkInvalid(tx: Tx, items: Item[], bulk = false): Promise<void> {
+    if (!items.some((item) => item.errors)) return;
+    throwErrors(await this.check(tx, items), bulk);
+  }
+
+  /**
+   * `write`, whose refusal by a unique index or a foreign key becomes the 400 the checks word
+   * (run then, in the same transaction: the failed statement alone was undone). If the checks
+   * find nothing (the conflicting row is gone again), the error stands and the transaction is
+   * retried.
+   */
+  private async guarded<T>(
+    tx: Tx,
+    items: Item[],
+    write: () => Promise<T>,
+    bulk = false,
+  ): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!CONSTRAINT_FAILURES.has(errorCode(error))) throw error;
+      throwErrors(await this.check(tx, items), bulk);
+      throw error;
+    }
   }
 
   /**
@@ -330,6 +389,62 @@ export class RecordWriter {
     return insertId;
   }
 
+  /**
+   * The rows of a bulk create, their ids in the order of `items`: one multi-row INSERT per run
+   * of items that set the same columns, where the ids it gives are known (consecutive: SQLite,
+   * and MySQL unless its auto-increment locking interleaves statements), else one INSERT each.
+   * Collections with relations or exclusive flags write each record on its own.
+   */
+  private async insertAll(tx: Tx, items: Item[]): Promise<number[]> {
+    const step = this.relations.length || this.exclusive.length ? 0 : await this.idStep(tx);
+    if (step === 0) {
+      const ids: number[] = [];
+      for (const item of items) ids.push(await this.insert(tx, item.values));
+      return ids;
+    }
+    const now = toDatabaseTimestamp(new Date());
+    const rows = items.map((item) => {
+      const row = this.columns(item.values);
+      if (this.stamped.created) row.created_at = now;
+      if (this.stamped.updated) row.updated_at = now;
+      return row;
+    });
+    const ids: number[] = [];
+    for (let start = 0; start < rows.length;) {
+      const names = Object.keys(rows[start]);
+      const key = names.join(',');
+      let end = start + 1;
+      while (end < rows.length && Object.keys(rows[end]).join(',') === key) end++;
+      const run = rows.slice(start, end);
+      const { insertId } = await tx.run(
+        `INSERT INTO ${this.q(this.resource.table)} (${names.map((n) => this.q(n)).join(', ')})` +
+          ` VALUES ${run.map(() => `(${placeholders(names.length)})`).join(', ')}`,
+        run.flatMap((row) => Object.values(row)),
+      );
+      // MySQL answers with the first id of the statement, SQLite with the last.
+      const first = this.db.dialect === 'mysql' ? insertId : insertId - (run.length - 1) * step;
+      for (let i = 0; i < run.length; i++) ids.push(first + i * step);
+      start = end;
+    }
+    return ids;
+  }
+
+  /**
+   * How far apart the ids of one multi-row INSERT are (1 on SQLite, MySQL's
+   * auto_increment_increment), or 0 where they need not be consecutive (MySQL's interleaved
+   * auto-increment lock mode, 2). Asked once.
+   */
+  private async idStep(tx: Tx): Promise<number> {
+    if (this.db.dialect !== 'mysql') return 1;
+    if (this.mysqlIdStep === undefined) {
+      const { rows } = await tx.run(
+        'SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS step',
+      );
+      this.mysqlIdStep = Number(rows[0].mode) === 2 ? 0 : Number(rows[0].step);
+    }
+    return this.mysqlIdStep;
+  }
+
   private async save(tx: Tx, values: Values, current: Row): Promise<void> {
     await this.takeExclusiveFlags(tx, values, current);
     const row = this.columns(values);
@@ -352,6 +467,49 @@ export class RecordWriter {
       if (values[relation.writeAs!] !== undefined)
         await this.link(tx, relation, Number(current.id), values[relation.writeAs!]);
     }
+  }
+
+  /**
+   * `save` without the row read first, for collections without relations or exclusive flags:
+   * one UPDATE, guarded by the versions If-Match names, that moves the version and sets
+   * updated_at to now, or a millisecond past the stored time if the clock has not moved past it.
+   * Only when it changes nothing is the row looked up, to tell "not found" from "precondition
+   * failed".
+   */
+  private async saveGuarded(tx: Tx, id: number, values: Values, condition?: Precondition) {
+    const versions =
+      condition === undefined || condition === '*' ? undefined : versionsNamed(condition, id);
+    const row = this.columns(values);
+    const version = this.q('version');
+    const sets = Object.keys(row).map((n) => `${this.q(n)} = ?`);
+    const parameters = Object.values(row);
+    if (this.stamped.updated) {
+      const stored = this.q('updated_at');
+      const now = toDatabaseTimestamp(new Date());
+      const later =
+        this.db.dialect === 'mysql'
+          ? `${stored} + INTERVAL 1000 MICROSECOND`
+          : `strftime('%Y-%m-%d %H:%M:%f', ${stored}, '+0.001 seconds')`;
+      sets.push(`${stored} = CASE WHEN ${stored} < ? THEN ? ELSE ${later} END`);
+      parameters.push(now, now);
+    }
+    sets.push(`${version} = ${version} + 1`);
+    if (versions === undefined || versions.length > 0) {
+      const guard = versions ? ` AND ${version} IN (${placeholders(versions.length)})` : '';
+      const { affected } = await tx.run(
+        `UPDATE ${this.q(this.resource.table)} SET ${sets.join(', ')} WHERE ${this.q('id')} = ?${guard}`,
+        [...parameters, id, ...(versions ?? [])],
+      );
+      if (affected === 1) return;
+    }
+    const { rows } = await tx.run(
+      `SELECT ${this.q('id')} FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ?`,
+      [id],
+    );
+    if (rows.length === 0 || versions === undefined) {
+      throw RecordError.notFound(this.resource.label, id);
+    }
+    throw RecordError.preconditionFailed(this.resource.label, id);
   }
 
   /**
@@ -415,6 +573,25 @@ export class RecordWriter {
     return this.db.quote(name);
   }
 }
+
+/** The checks' findings as a 400: of the one record, or of each item of a bulk request. */
+function throwErrors(errors: (FieldErrors | null)[], bulk: boolean): void {
+  if (!errors.some(Boolean)) return;
+  throw bulk ? RecordError.invalidItems(errors) : RecordError.validation(errors[0]!);
+}
+
+/**
+ * A unique index or a foreign key refused a write (MySQL/MariaDB, SQLite): the checks say which
+ * value, in the words of the API.
+ */
+const CONSTRAINT_FAILURES = new Set([
+  'ER_DUP_ENTRY',
+  'ER_NO_REFERENCED_ROW',
+  'ER_NO_REFERENCED_ROW_2',
+  'SQLITE_CONSTRAINT_UNIQUE',
+  'SQLITE_CONSTRAINT_FOREIGNKEY',
+  'SQLITE_CONSTRAINT_PRIMARYKEY',
+]);
 
 /** The items of a bulk request: a non-empty array of at most BULK_LIMIT, or 400 saying so. */
 function bulkArray(body: unknown, shape: string): unknown[] {

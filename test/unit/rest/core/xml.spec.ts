@@ -164,12 +164,50 @@ describe('encodeXml with a shape', () => {
   });
 
   it('should precompute the dashed tag of a member', () => {
-    expect(member('radius_mm', ANY)).toEqual({
+    expect(member('radius_mm', ANY)).toMatchObject({
       key: 'radius_mm',
       shape: ANY,
       open: '<radius-mm',
       close: '</radius-mm>',
+      nil: '<radius-mm nil="true"/>',
     });
+  });
+
+  it("should precompute a scalar member's start tag with its type attribute", () => {
+    expect(member('radius_mm', scalarShape('integer')).start).toBe('<radius-mm type="integer">');
+    expect(member('is_primary', scalarShape('boolean')).start).toBe('<is-primary type="boolean">');
+    expect(member('name', scalarShape('string')).start).toBe('<name>');
+  });
+
+  it('should write scalar members of every type, null and absent ones as the generic path does', () => {
+    const shape = objectShape([
+      member('id', scalarShape('integer')),
+      member('name', scalarShape('string')),
+      member('price', scalarShape('decimal')),
+      member('at', scalarShape('dateTime')),
+      member('gone', scalarShape('string')),
+      member('none', scalarShape('integer')),
+    ]);
+    const value = {
+      id: 3,
+      name: 'a & <b>\r',
+      price: '1.5',
+      at: '2024-05-01T12:00:00.123Z',
+      none: null,
+    };
+    expect(encodeXml('hash', value, shape)).toBe(
+      doc(
+        '<hash><id type="integer">3</id><name>a &amp; &lt;b&gt;&#13;</name>' +
+          '<price type="decimal">1.5</price><at type="dateTime">2024-05-01T12:00:00Z</at>' +
+          '<none nil="true"/></hash>',
+      ),
+    );
+  });
+
+  it('should keep surrogate pairs and replace lone surrogates in the fast path too', () => {
+    expect(escapeText('plain text, nothing to do')).toBe('plain text, nothing to do');
+    expect(escapeText('emoji \u{1F600} kept')).toBe('emoji \u{1F600} kept');
+    expect(escapeText('lone \uD800 and \uDC00')).toBe('lone \uFFFD and \uFFFD');
   });
 
   it('should produce a document that parses back to the same data', async () => {

@@ -413,11 +413,46 @@ describe('RecordWriter on SQLite', () => {
 
   describe('a failed transaction', () => {
     it('should write nothing of a bulk create whose second insert fails', async () => {
-      const writer = writerOf(MARBLES, failing(db, 'INSERT', 2));
-      await expect(writer.bulkCreate([{ name: 'A' }, { name: 'B' }])).rejects.toThrow(
-        'disk on fire',
-      );
-      expect(await count('marbles')).toBe(0);
+      // E-mails are written one INSERT each (their primary flag is exclusive within a user).
+      const writer = writerOf(EMAILS, failing(db, 'INSERT', 2));
+      const body = [
+        { email: 'a@x.org', is_primary: false, user_id: 1 },
+        { email: 'b@x.org', is_primary: false, user_id: 1 },
+      ];
+      await expect(writer.bulkCreate(body)).rejects.toThrow('disk on fire');
+      expect(await count('emails')).toBe(0);
+    });
+
+    it('should write a bulk create of marbles in one INSERT and answer them in order', async () => {
+      await marbles('A');
+      const inserts: string[] = [];
+      const watched: SqlDatabase = {
+        ...db,
+        dialect: db.dialect,
+        quote: (name) => db.quote(name),
+        query: (sql, parameters) => db.query(sql, parameters),
+        transaction: (work) =>
+          db.transaction((tx) =>
+            work({
+              run: (sql, parameters) => {
+                if (sql.startsWith('INSERT')) inserts.push(sql);
+                return tx.run(sql, parameters);
+              },
+            }),
+          ),
+        unitOfWork: (work) => db.unitOfWork(work),
+      };
+      const done = await writerOf(MARBLES, watched).bulkCreate([
+        { name: 'B', radius_mm: 3 },
+        { name: 'C' },
+        { name: 'D', price: '2.5' },
+      ]);
+      expect(inserts).toHaveLength(1);
+      expect(done.records!.map((r) => [r.id, r.name, r.radius_mm, r.price])).toStrictEqual([
+        [2, 'B', 3, null],
+        [3, 'C', 1, null],
+        [4, 'D', 1, '2.5'],
+      ]);
     });
 
     it("should keep the old primary when the new one's update fails", async () => {
