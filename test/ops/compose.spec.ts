@@ -476,7 +476,8 @@ describe('Dockerfile', () => {
         scripts: { start: string };
       }
     ).scripts.start;
-    expect(argv.join(' ')).toBe(start);
+    // npm start execs the same command (so that npm's signals reach the server).
+    expect(`exec ${argv.join(' ')}`).toBe(start);
     expect(argv).toEqual([
       'node',
       '--max-old-space-size=512',
