@@ -3,7 +3,7 @@
  * re-exported here, so that when the sources move, the paths change in this file alone. (The unit
  * tests import the modules they test directly.)
  */
-export { AppModule } from '../src/app.module';
+export { AppModule, COLLECTION_NAMES } from '../src/app.module';
 export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
 export { MIGRATIONS } from '../src/database/data-source-options';
