@@ -10,6 +10,7 @@ import { dataSourceOptions } from './database/data-source-options';
 import { IdempotencyKey } from './database/idempotency-key.entity';
 import { EmailsModule } from './emails/emails.module';
 import { EMAILS } from './emails/emails.resource';
+import { FrontDoorModule } from './front-door/front-door.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { MarblesModule } from './marbles/marbles.module';
@@ -103,6 +104,7 @@ export class AppModule {
         ),
         DemoDataModule,
         HealthModule,
+        FrontDoorModule.forRoot(COLLECTIONS.map((c) => c.declaration)),
         ...COLLECTIONS.map((c) => c.module),
       ],
     };

@@ -116,6 +116,8 @@ describe('The OpenAPI document and a client generated from it', () => {
       'PUT /api/plain/movies/{id} replaceMovie',
       'PATCH /api/plain/movies/{id} updateMovie',
       'DELETE /api/plain/movies/{id} destroyMovie',
+      'GET / frontDoor',
+      'GET /api apiFrontDoor',
       'GET /health/live live',
       'GET /health/ready ready',
     ]);
@@ -124,6 +126,7 @@ describe('The OpenAPI document and a client generated from it', () => {
       'phone_numbers',
       'marbles',
       'movies',
+      'front door',
       'health',
     ]);
     for (const tag of doc.tags as Json[]) expect(tag.description).toMatch(/^\w.+\.$/);
