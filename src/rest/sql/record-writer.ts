@@ -10,7 +10,7 @@ import { CollectionField, ScalarField } from '../core/fields';
 import { InputMode, InputReader, Values } from '../core/input';
 import { toDatabaseTimestamp } from '../core/list-query';
 import { singular, withArticle, words } from '../core/names';
-import { Precondition, entityTag, meets } from '../core/preconditions';
+import { Precondition, entityTag, meets, preconditionFailure } from '../core/preconditions';
 import { Message } from '../core/render';
 import { ResourceDefinition, scalarFields } from '../core/resource';
 import { INT_MAX, isPlainObject, recordId } from '../core/values';
@@ -212,7 +212,7 @@ export class RecordWriter {
     const [current] = await this.lock(tx, [id]);
     if (!current) throw RecordError.notFound(this.resource.label, id);
     if (!meets(condition, entityTag(id, current.version))) {
-      throw RecordError.preconditionFailed(this.resource.label, id);
+      throw preconditionFailure(this.resource.label, id, Number(current.version), condition!);
     }
     return current;
   }
