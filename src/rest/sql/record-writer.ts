@@ -128,8 +128,11 @@ export class RecordWriter {
     const shape = 'Bulk update requires an array of objects, each with the id of a record.';
     const items = this.bulkItems(body, shape);
     const ids = items.map((item) => recordId(item.id));
-    if (ids.some((id) => id === undefined) || new Set(ids).size !== ids.length) {
-      throw RecordError.invalid(`${shape} Ids must be positive integers, each once.`);
+    const problems = idProblems(items, ids);
+    if (problems.length > 0) {
+      throw RecordError.invalid(
+        `${shape} Ids must be positive integers, each once: ${problems.join('; ')}.`,
+      );
     }
     const read = await this.readMany(items, 'update');
     await this.db.transaction(async (tx) => {
@@ -196,8 +199,11 @@ export class RecordWriter {
 
   private bulkItems(body: unknown, shape: string): Record<string, unknown>[] {
     const items = bulkArray(body, shape).map((item) => this.input.unwrap(item));
-    if (!items.every(isPlainObject)) throw RecordError.invalid(shape);
-    return items;
+    const stray = items.findIndex((item) => !isPlainObject(item));
+    if (stray !== -1) {
+      throw RecordError.invalid(`${shape} The item at index ${stray} is not an object.`);
+    }
+    return items as Record<string, unknown>[];
   }
 
   private readMany(items: Record<string, unknown>[], mode: InputMode): Promise<Item[]> {
@@ -423,6 +429,25 @@ function bulkArray(body: unknown, shape: string): unknown[] {
     throw RecordError.invalid(`${shape} At most ${BULK_LIMIT} at a time.`);
   }
   return body;
+}
+
+/** What is wrong with the ids of a bulk update's items, each naming the item's index. */
+function idProblems(items: Record<string, unknown>[], ids: (number | undefined)[]): string[] {
+  const problems: string[] = [];
+  const first = new Map<number, number>();
+  ids.forEach((id, index) => {
+    if (id === undefined) {
+      const raw = items[index].id;
+      problems.push(
+        raw === undefined
+          ? `the item at index ${index} has no id`
+          : `the item at index ${index} has id ${JSON.stringify(raw) ?? String(raw)}`,
+      );
+    } else if (first.has(id)) {
+      problems.push(`the items at index ${first.get(id)} and ${index} have the same id ${id}`);
+    } else first.set(id, index);
+  });
+  return problems;
 }
 
 function idsOf(value: unknown): number[] {
