@@ -9,8 +9,10 @@
  *
  * The e2e database is emptied before each run. The tests mark it as theirs with a table,
  * MARKER_TABLE, created with the database. A database of that name that exists without the
- * marker is someone else's: it is neither dropped nor emptied, and the run stops, saying which
- * database and how to name another.
+ * marker and holds any table is someone else's: it is neither dropped nor emptied, and the run
+ * stops, saying which database and how to name another. One without a single table (created
+ * empty for the tests, `CREATE DATABASE records_collections_test`) holds nothing to lose: it
+ * gets the marker and is used.
  */
 const DEFAULT_TEST_MYSQL_URL = 'mysql://root@127.0.0.1:3306/records_collections_test';
 const TEST_DATABASE_PREFIX = 'records_collections_test';
@@ -41,22 +43,28 @@ function foreignDatabaseMessage(database) {
   );
 }
 
-/** Whether `database` exists on the connection's server, and whether it holds the marker. */
+/**
+ * Whether `database` exists on the connection's server, whether it holds the marker, and
+ * whether it holds no table at all.
+ */
 async function inspect(connection, database) {
   const [schemas] = await connection.query(
     'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
     [database],
   );
-  if (schemas.length === 0) return { exists: false, marked: false };
+  if (schemas.length === 0) return { exists: false, marked: false, empty: true };
   const [tables] = await connection.query(
-    'SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
-    [database, MARKER_TABLE],
+    'SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?',
+    [database],
   );
-  return { exists: true, marked: tables.length > 0 };
+  return {
+    exists: true,
+    marked: tables.some((t) => t.name === MARKER_TABLE),
+    empty: tables.length === 0,
+  };
 }
 
-async function createMarked(connection, database) {
-  await connection.query(`CREATE DATABASE ${quote(database)} CHARACTER SET utf8mb4`);
+async function mark(connection, database) {
   await connection.query(
     `CREATE TABLE ${quote(database)}.${quote(MARKER_TABLE)} (created_at VARCHAR(32) NOT NULL)`,
   );
@@ -65,9 +73,15 @@ async function createMarked(connection, database) {
   ]);
 }
 
+async function createMarked(connection, database) {
+  await connection.query(`CREATE DATABASE ${quote(database)} CHARACTER SET utf8mb4`);
+  await mark(connection, database);
+}
+
 /**
  * The runner's preparation of the e2e database at `url`: dropped and created afresh (with its
- * marker) when the tests created it, created when it is missing. Resolves to
+ * marker) when the tests created it, created when it is missing, marked when it exists without
+ * a table. Resolves to
  * `{ foreign: message }` when the database is someone else's (nothing is changed),
  * `{ unreachable: reason }` when no MySQL answers, `{}` when the database is ready.
  */
@@ -82,7 +96,11 @@ async function prepareTestDatabase(url) {
   }
   try {
     const found = await inspect(connection, database);
-    if (found.exists && !found.marked) return { foreign: foreignDatabaseMessage(database) };
+    if (found.exists && !found.marked) {
+      if (!found.empty) return { foreign: foreignDatabaseMessage(database) };
+      await mark(connection, database);
+      return {};
+    }
     if (found.exists) await connection.query(`DROP DATABASE ${quote(database)}`);
     await createMarked(connection, database);
     return {};
@@ -96,7 +114,8 @@ async function prepareTestDatabase(url) {
 /**
  * For a suite started on its own (Jest without the runner): the database at `url` may be used
  * when it holds the marker, or exists with no table at all (nothing to lose; it gets the
- * marker), or does not exist (created with the marker). Resolves to the reason it may not be
+ * marker), or does not exist (created with the marker). It is not emptied here: each suite
+ * empties the tables it knows. Resolves to the reason it may not be
  * used, or undefined.
  */
 async function claimTestDatabase(url) {
@@ -106,18 +125,9 @@ async function claimTestDatabase(url) {
   try {
     const found = await inspect(connection, database);
     if (found.marked) return undefined;
-    if (!found.exists) {
-      await createMarked(connection, database);
-      return undefined;
-    }
-    const [[{ n }]] = await connection.query(
-      'SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?',
-      [database],
-    );
-    if (Number(n) > 0) return foreignDatabaseMessage(database);
-    await connection.query(
-      `CREATE TABLE ${quote(database)}.${quote(MARKER_TABLE)} (created_at VARCHAR(32) NOT NULL)`,
-    );
+    if (!found.exists) await createMarked(connection, database);
+    else if (found.empty) await mark(connection, database);
+    else return foreignDatabaseMessage(database);
     return undefined;
   } finally {
     await connection.end().catch(() => undefined);

@@ -99,6 +99,19 @@ describe("the runner's MySQL preparation", () => {
     expect(await claimTestDatabase(urlOf(name))).toBeUndefined();
   });
 
+  it('should use an existing database without a single table (nothing to lose), marking it', async () => {
+    const name = ownDatabaseName('empty');
+    await admin.query(`CREATE DATABASE \`${name}\``);
+    created.push(name);
+    expect(await prepareTestDatabase(urlOf(name))).toEqual({});
+    expect(await tablesOf(name)).toEqual([MARKER_TABLE]);
+    const other = ownDatabaseName('empty');
+    await admin.query(`CREATE DATABASE \`${other}\``);
+    created.push(other);
+    expect(await claimTestDatabase(urlOf(other))).toBeUndefined();
+    expect(await tablesOf(other)).toEqual([MARKER_TABLE]);
+  });
+
   it('should stop `npm test` with that one line before any suite runs', async () => {
     const name = await foreignDatabase();
     const child = spawn(
