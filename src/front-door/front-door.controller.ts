@@ -4,7 +4,7 @@ import { Operation, PlainSpec } from '../rest/http/openapi';
 import { FrontDoor, Links, linksSchema } from './front-door';
 
 const TAG = {
-  name: 'front door',
+  name: 'front-door',
   description: 'Where everything is: the collections, the documentation and the health routes.',
 };
 

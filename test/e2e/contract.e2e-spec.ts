@@ -126,7 +126,7 @@ describe('The OpenAPI document and a client generated from it', () => {
       'phone_numbers',
       'marbles',
       'movies',
-      'front door',
+      'front-door',
       'health',
     ]);
     for (const tag of doc.tags as Json[]) expect(tag.description).toMatch(/^\w.+\.$/);

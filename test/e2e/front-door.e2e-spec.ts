@@ -90,6 +90,6 @@ describe('the front door', () => {
     };
     expect(doc.paths['/']?.get?.operationId).toBe('frontDoor');
     expect(doc.paths['/api']?.get?.operationId).toBe('apiFrontDoor');
-    expect(doc.paths['/api']?.get?.tags).toEqual(['front door']);
+    expect(doc.paths['/api']?.get?.tags).toEqual(['front-door']);
   });
 });
