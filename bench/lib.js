@@ -203,7 +203,8 @@ const LOG_KEPT = 32 * 1024;
  */
 function serviceNodeFlags() {
   const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  const words = scripts.start.split(/\s+/);
+  // `exec` makes the server npm's own child, so that a signal to npm reaches it.
+  const words = scripts.start.replace(/^exec\s+/, '').split(/\s+/);
   if (words[0] !== 'node' || words[words.length - 1] !== 'dist/main.js') {
     throw fail(`package.json: "start" is not "node [flags] dist/main.js": ${scripts.start}`);
   }

@@ -2,8 +2,10 @@
 /**
  * `npm test`: unit tests, then every e2e suite on SQLite, then again on MySQL/MariaDB.
  *
- * MySQL is TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/records_test); its database is
- * dropped and created afresh. Where no MySQL answers, the run still passes on SQLite and says so
+ * MySQL is TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/records_collections_test); its
+ * database is dropped and created afresh when the tests created it (scripts/test-database.js: a
+ * marker table says so); one of that name the tests did not create stops the run untouched.
+ * The run lists the databases it uses before it starts. Where no MySQL answers, the run still passes on SQLite and says so
  * plainly, unless CI=true or REQUIRE_MYSQL=1, where a MySQL suite that did not run is a failure.
  * Extra arguments go to Jest (e.g. `npm test -- marbles`).
  *
@@ -23,7 +25,15 @@ const { existsSync, mkdtempSync, readFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
-const mysqlUrl = process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306/records_test';
+const {
+  DEFAULT_TEST_MYSQL_URL,
+  TEST_DATABASE_PREFIX,
+  databaseOf,
+  serverOf,
+  prepareTestDatabase,
+} = require('./test-database');
+
+const mysqlUrl = process.env.TEST_MYSQL_URL || DEFAULT_TEST_MYSQL_URL;
 const requireMysql = process.env.CI === 'true' || process.env.REQUIRE_MYSQL === '1';
 const jestBin = require.resolve('jest/bin/jest');
 const extra = process.argv.slice(2);
@@ -85,25 +95,29 @@ function startSequence(env) {
   });
 }
 
-async function prepareMysql() {
-  const mysql = require('mysql2/promise');
-  const url = new URL(mysqlUrl);
-  const database = decodeURIComponent(url.pathname.slice(1));
-  url.pathname = '/';
-  let connection;
-  try {
-    connection = await mysql.createConnection({ uri: url.toString(), connectTimeout: 3000 });
-    await connection.query(`DROP DATABASE IF EXISTS \`${database}\``);
-    await connection.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-    return undefined;
-  } catch (error) {
-    return `${error.code || ''} ${error.message}`.trim();
-  } finally {
-    await connection?.end().catch(() => undefined);
-  }
+/** The databases this run uses, said before it starts. */
+function announceDatabases() {
+  const server = new URL(serverOf(mysqlUrl)).host;
+  console.log(
+    [
+      'Databases this run uses:',
+      '  SQLite: a new file per e2e suite, and per ops test, in the system temp directory',
+      `  MySQL at ${server}, when it answers:`,
+      `    ${databaseOf(mysqlUrl)} (e2e suites; dropped and created afresh, only if the tests created it)`,
+      `    ${TEST_DATABASE_PREFIX}_<kind>_<random> (ops suites and the start sequence; each created and dropped by its test)`,
+      '  The read-replica suite starts MariaDB servers of its own, in temp directories.',
+    ].join('\n'),
+  );
 }
 
 async function main() {
+  announceDatabases();
+  // A database of the e2e database's name that the tests did not create stops the run first.
+  const prepared = await prepareTestDatabase(mysqlUrl);
+  if (prepared.foreign) {
+    console.error(prepared.foreign);
+    process.exit(1);
+  }
   const results = [];
   results.push(jest('unit', ['--selectProjects', 'unit']));
   // Suites under test/e2e/mysql/ need a MySQL server of their own making (a proxy in front of it).
@@ -117,7 +131,7 @@ async function main() {
     ),
   );
 
-  const mysqlProblem = await prepareMysql();
+  const mysqlProblem = prepared.unreachable;
   let mysqlNote;
   if (mysqlProblem) {
     mysqlNote = `MySQL e2e suites DID NOT RUN: no MySQL at ${mysqlUrl} (${mysqlProblem}).`;
@@ -132,9 +146,7 @@ async function main() {
   }
 
   // The server URL (no database): ops suites and the start sequence create databases of their own.
-  const mysqlServer = new URL(mysqlUrl);
-  mysqlServer.pathname = '/';
-  const opsEnv = mysqlProblem ? {} : { OPS_MYSQL_URL: mysqlServer.toString() };
+  const opsEnv = mysqlProblem ? {} : { OPS_MYSQL_URL: serverOf(mysqlUrl) };
 
   const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   const chromium = existsSync(chromiumPath);

@@ -11,6 +11,7 @@ import { connectDatabase } from './database/connect';
 import { DemoDataModule } from './database/demo-data.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { IdempotencyKey } from './database/idempotency-key.entity';
+import { FrontDoorModule } from './front-door/front-door.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { ObservabilityModule } from './observability/observability.module';
@@ -95,6 +96,7 @@ export class AppModule {
         ),
         DemoDataModule.forRoot(collections.map((c) => c.demo)),
         HealthModule,
+        FrontDoorModule.forRoot(collections.map((c) => c.declaration)),
         ...collections.map((c) => c.module),
       ],
     };

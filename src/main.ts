@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import pino, { DestinationStream } from 'pino';
 import { AppModule, COLLECTION_NAMES } from './app.module';
 import { supervise } from './cluster';
 import { AppConfig, ConfigError, describeDatabase, loadConfig } from './config/configuration';
@@ -12,17 +13,42 @@ import { NestPinoLogger, rootLogger } from './logging';
 import { limitSlowClients, stopGracefully } from './server';
 import { APP_OPTIONS, configureApp } from './setup';
 
+/**
+ * Stops the start over a configuration that cannot be read: one fatal log line on stdout, as
+ * every other start-up failure writes it. The configuration is what failed, so its format is
+ * judged here: LOG_FORMAT when it says json or pretty, else pretty on a terminal (where
+ * pino-pretty is installed) and JSON otherwise.
+ */
+function refuseToStart(message: string): never {
+  const format = process.env.LOG_FORMAT;
+  const pretty = format === 'pretty' || (format !== 'json' && process.stdout.isTTY === true);
+  let prettyStream: DestinationStream | undefined;
+  if (pretty) {
+    try {
+      prettyStream = (require('pino-pretty') as typeof import('pino-pretty')).PinoPretty({
+        singleLine: true,
+        sync: true,
+        ignore: 'pid,hostname',
+      });
+    } catch {
+      // A development dependency, absent from the image: JSON then.
+    }
+  }
+  const log = pino({ level: 'fatal' }, prettyStream ?? pino.destination({ dest: 1, sync: true }));
+  log.fatal(message);
+  process.exit(1);
+}
+
 async function bootstrap() {
   let config: AppConfig;
   try {
     if (existsSync('.env')) process.loadEnvFile('.env');
     config = loadConfig(process.env, COLLECTION_NAMES, process.stdout.isTTY === true);
   } catch (error) {
-    // One line naming the problem; a stack trace would bury it.
-    console.error(
+    // One log line naming the problem; a stack trace would bury it.
+    refuseToStart(
       error instanceof ConfigError ? error.message : `Cannot read .env: ${String(error)}`,
     );
-    process.exit(1);
   }
   if (config.webConcurrency > 1 && cluster.isPrimary) {
     supervise(config.webConcurrency, rootLogger(config));

@@ -3,7 +3,7 @@
  * re-exported here, so that when the sources move, the paths change in this file alone. (The unit
  * tests import the modules they test directly.)
  */
-export { AppModule } from '../src/app.module';
+export { AppModule, COLLECTION_NAMES } from '../src/app.module';
 export { migrationsOf } from '../src/database/collection';
 export type { Collection } from '../src/database/collection';
 export { COLLECTIONS } from '../src/collections';

@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { RecordError } from '../rest/core/errors';
+import { FieldErrors, RecordError } from '../rest/core/errors';
 import { InputReader } from '../rest/core/input';
 import { Paginator } from '../rest/core/paginator';
 import { Precondition, tag } from '../rest/core/preconditions';
 import { Message } from '../rest/core/render';
 import { RecordCollection } from '../rest/sql/collection';
+import { isPlainObject } from '../rest/core/values';
 import { SqlDatabase } from '../rest/sql/port';
 import { MARBLES } from './marbles.resource';
+
+/** The message for a field of an adjust_price body other than `price`. */
+const UNKNOWN_ACTION_FIELD = 'Unknown field; adjust_price takes only price.';
 
 @Injectable()
 export class MarblesService extends RecordCollection {
@@ -16,17 +20,28 @@ export class MarblesService extends RecordCollection {
     super(MARBLES, db, paginator);
   }
 
-  /** Sets the price; body `{price}`, validated as the price field. */
+  /**
+   * Sets the price; body `{price}` (or `{"marble": {price}}`), validated as the price field. Any
+   * other field is refused as create and update refuse unknown ones, named with the price's
+   * problems.
+   */
   async adjustPrice(id: number, body: unknown, condition?: Precondition): Promise<Message> {
-    const price = (this.input.unwrap(body) as { price?: unknown } | undefined)?.price;
-    if (price === undefined || price === null) {
-      throw RecordError.validation({
-        price: [price === null ? 'This field may not be null.' : 'This field is required.'],
-      });
+    const input = this.input.unwrap(body);
+    const fields: Record<string, unknown> = isPlainObject(input) ? input : {};
+    const errors: FieldErrors = Object.create(null);
+    for (const key of Object.keys(fields)) {
+      if (key !== 'price') errors[key] = [UNKNOWN_ACTION_FIELD];
     }
-    const { values, errors } = await this.input.read({ price }, 'update');
-    if (errors) throw RecordError.validation(errors);
-    const changed = await this.writer.change(id, () => ({ price: values.price }), condition);
+    const price = fields.price;
+    if (price === undefined || price === null) {
+      errors.price = [price === null ? 'This field may not be null.' : 'This field is required.'];
+      throw RecordError.validation(errors);
+    }
+    const read = await this.input.read({ price }, 'update');
+    if (read.errors || Object.keys(errors).length > 0) {
+      throw RecordError.validation({ ...errors, ...read.errors });
+    }
+    const changed = await this.writer.change(id, () => ({ price: read.values.price }), condition);
     return tag(new Message(`Price updated to ${changed.values.price as string}.`), changed.tag);
   }
 

@@ -115,11 +115,14 @@ describe('The OpenAPI document and a client generated from it', () => {
     ]);
     expect(documentRoutes(doc as never)).toEqual([
       ...COLLECTIONS.flatMap((c) => [...standardRoutes(c), ...(own[c.declaration.plural] ?? [])]),
+      'GET / frontDoor',
+      'GET /api apiFrontDoor',
       'GET /health/live live',
       'GET /health/ready ready',
     ]);
     expect((doc.tags as Json[]).map((tag) => tag.name)).toEqual([
       ...COLLECTIONS.map((c) => c.declaration.plural),
+      'front-door',
       'health',
     ]);
     // The description names every collection, under its path.
@@ -208,6 +211,23 @@ describe('The OpenAPI document and a client generated from it', () => {
       'description',
       'picture',
     ]);
+    // A reference every record has (an e-mail's owner: user_id is required) is required too.
+    expect(schemas.Email.required).toEqual(['id', 'email', 'is_primary', 'user']);
+    expect(schemas.Email.properties.user).toEqual({ $ref: '#/components/schemas/UserSummary' });
+    // Create: which shape answers an object body, which an array body.
+    const created = doc.paths['/api/demo/emails'].post.responses['201'].content['application/json'];
+    expect(created.schema).toEqual({
+      oneOf: [
+        {
+          allOf: [{ $ref: '#/components/schemas/Email' }],
+          description: 'The answer to an object body: the new email.',
+        },
+        {
+          allOf: [{ $ref: '#/components/schemas/EmailBulkResult' }],
+          description: 'The answer to an array body: `{message, records}`.',
+        },
+      ],
+    });
     const adjust = doc.paths['/api/demo/marbles/{id}/adjust_price'].patch;
     expect(adjust.requestBody.content['application/json']).toMatchObject({
       schema: { required: ['price'], properties: { price: { type: 'string' } } },

@@ -2,7 +2,8 @@
  * The e2e harness: the real application (AppModule, with the HTTP setup of main.ts) on the
  * database the test runner chose, TEST_DATABASE=sqlite (a fresh file per suite) or
  * TEST_DATABASE=mysql (TEST_MYSQL_URL, emptied before each suite). Demo data is off; a suite
- * declares its own rows.
+ * declares its own rows. A MySQL database is used only when the tests created it (it holds their
+ * marker table, scripts/test-database.js) or it is new or empty; anyone else's stops the suite.
  *
  *     const t = useApp({ apiToken: TOKEN, seed: { users: USERS, marbles: [AMBER] } });
  *
@@ -31,6 +32,7 @@ import {
   parseDatabaseUrl,
   scalarFields,
 } from '../sources';
+import { DEFAULT_TEST_MYSQL_URL, claimTestDatabase } from '../../scripts/test-database';
 
 export type Row = Record<string, unknown>;
 
@@ -94,13 +96,20 @@ function columnsOfType(
 export function testDatabase(): DatabaseConfig {
   const kind = process.env.TEST_DATABASE ?? 'sqlite';
   if (kind === 'mysql') {
-    const parsed = parseDatabaseUrl(
-      process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/records_test',
-    );
+    const parsed = parseDatabaseUrl(process.env.TEST_MYSQL_URL ?? DEFAULT_TEST_MYSQL_URL);
     if (typeof parsed === 'string') throw new Error(`TEST_MYSQL_URL ${parsed}`);
     return parsed;
   }
   return { type: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'records-e2e-')), 'test.sqlite') };
+}
+
+/** Checked once per process: the MySQL test database is the tests' to empty. */
+let claimed: Promise<void> | undefined;
+function claimMysql(url: string): Promise<void> {
+  claimed ??= claimTestDatabase(url).then((problem) => {
+    if (problem) throw new Error(problem);
+  });
+  return claimed;
 }
 
 /** A decimal in canonical form (`12.50` → `12.5`, `4` → `4.0`), or null. */
@@ -126,9 +135,11 @@ export class TestApp {
     overrides: Partial<AppConfig> = {},
     collections: readonly Collection[] = COLLECTIONS,
   ): Promise<this> {
+    const database = testDatabase();
+    if (database.type === 'mysql') await claimMysql(database.url);
     const config: AppConfig = {
       ...loadConfig({}),
-      database: testDatabase(),
+      database,
       demoData: false,
       logLevel: 'silent',
       ...overrides,

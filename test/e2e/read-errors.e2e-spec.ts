@@ -48,8 +48,6 @@ const NOT_POSITIVE_IDS = [
 
 /** Paths no route serves. */
 const UNKNOWN_ROUTES = [
-  '/',
-  '/api',
   '/api/demo',
   '/api/demo/nothing',
   '/api/demo/users',

@@ -104,18 +104,27 @@ describe('write: bad inputs', () => {
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
 
-    it('should answer 400 to a typed XML element whose text does not fit its type', async () => {
-      const integer = await postXml(
-        '<marble><name>x</name><radius-mm type="integer">3.5</radius-mm></marble>',
+    it('should name every bad field of an XML body, as it does for the same JSON body', async () => {
+      // Typed elements whose text does not fit their type, beside other bad fields.
+      const xml = await postXml(
+        '<marble><name></name><radius-mm type="integer">3.5</radius-mm>' +
+          '<is-discounted type="boolean">maybe</is-discounted><price>-2</price>' +
+          '<colour>x</colour></marble>',
       );
-      expectError(integer, 400, { message: 'Malformed XML: <radius-mm> is not an integer.' });
-      const flag = await t.raw(
-        'post',
-        '/api/demo/marbles',
-        'text/xml',
-        '<marble><name>x</name><is-discounted type="boolean">maybe</is-discounted></marble>',
-      );
-      expectError(flag, 400, { message: 'Malformed XML: <is-discounted> is not a boolean.' });
+      const json = await t
+        .http()
+        .post(MARBLES)
+        .send({ name: '', radius_mm: '3.5', is_discounted: 'maybe', price: '-2', colour: 'x' });
+      expect(json.status).toBe(400);
+      expect(Object.keys(json.body.errors).sort()).toEqual([
+        'colour',
+        'is_discounted',
+        'name',
+        'price',
+        'radius_mm',
+      ]);
+      expect(json.body.errors.radius_mm).toEqual(expect.arrayContaining(['Must be an integer.']));
+      expect({ status: xml.status, body: xml.body }).toEqual({ status: 400, body: json.body });
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
 

@@ -223,7 +223,8 @@ describe('write: bad inputs', () => {
         400,
         {
           message:
-            'Bulk update requires an array of objects, each with the id of a record. Ids must be positive integers, each once.',
+            'Bulk update requires an array of objects, each with the id of a record. Ids must be ' +
+            'positive integers, each once: the item at index 0 has id 100000000000000000000.',
         },
       );
       expectError(await t.http().patch('/api/demo/marbles/99999999999').send({ name: 'i' }), 404, {

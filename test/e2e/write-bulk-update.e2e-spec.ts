@@ -102,16 +102,25 @@ describe('write: bulk create and update_all', () => {
       });
 
       it(`should refuse items without a valid id via ${VERB}, changing nothing`, async () => {
-        for (const body of [
-          [{ id: 1, price: '1' }, { name: 'No id' }],
-          [{ id: 'one', price: '1' }],
-          [{ id: 1 }, { id: 1 }],
-        ]) {
+        for (const [body, problems] of [
+          [[{ id: 1, price: '1' }, { name: 'No id' }], 'the item at index 1 has no id'],
+          [[{ id: 'one', price: '1' }], 'the item at index 0 has id "one"'],
+          [[{ id: 1 }, { id: 1 }], 'the items at index 0 and 1 have the same id 1'],
+          [
+            [{ id: 0 }, { id: 2 }, {}, { id: 2 }],
+            'the item at index 0 has id 0; the item at index 2 has no id; ' +
+              'the items at index 1 and 3 have the same id 2',
+          ],
+        ] as const) {
           const { res } = await t.send(method, '/api/demo/marbles', body);
           expectError(res, 400, {
-            message: `${BULK_UPDATE_SHAPE} Ids must be positive integers, each once.`,
+            message: `${BULK_UPDATE_SHAPE} Ids must be positive integers, each once: ${problems}.`,
           });
         }
+        const stray = await t.send(method, '/api/demo/marbles', [{ id: 1 }, 5]);
+        expectError(stray.res, 400, {
+          message: `${BULK_UPDATE_SHAPE} The item at index 1 is not an object.`,
+        });
         expect(await t.stored('marbles')).toEqual(MARBLES);
       });
 

@@ -108,6 +108,31 @@ describe('write: marble actions and concurrency', () => {
       expect(await t.stored('marbles')).toEqual([AMBER, COBALT]);
     });
 
+    it('should refuse fields other than price as create and update refuse unknown fields', async () => {
+      const unknown = 'Unknown field; adjust_price takes only price.';
+      const extra = await t
+        .http()
+        .patch('/api/demo/marbles/7/adjust_price')
+        .send({ price: '3.50', colour: 'red' });
+      expectInvalid(extra, { colour: [unknown] });
+      const both = await t
+        .http()
+        .patch('/api/demo/marbles/7/adjust_price')
+        .send({ marble: { name: 'Renamed', price: '0' } });
+      expectInvalid(both, {
+        name: [unknown],
+        price: ['Must be greater than 0 and at most 9999.99; got 0.0.'],
+      });
+      const xml = await t.raw(
+        'patch',
+        '/api/demo/marbles/7/adjust_price',
+        'application/xml',
+        '<marble><discount>5</discount></marble>',
+      );
+      expectInvalid(xml, { discount: [unknown], price: ['This field is required.'] });
+      expect(await t.stored('marbles')).toEqual([AMBER, COBALT]);
+    });
+
     it('should refuse a price that is not a number with 400, not 500', async () => {
       const answers = [];
       for (const price of ['abc', '1e2', 'twelve']) {

@@ -123,7 +123,7 @@ describe('write: preconditions (ETag, If-Match)', () => {
             body: write.body,
             accept: 'application/xml',
           })
-          .set('If-Match', '"7.5", "9.1"');
+          .set('If-Match', '"7.0", "9.1"');
         expectXml(xml, 412);
         expect(xml.text).toBe(xmlMessage(STALE(7)));
         expect(await t.stored('marbles')).toEqual(before);
@@ -157,9 +157,34 @@ describe('write: preconditions (ETag, If-Match)', () => {
       expect(await t.stored('marbles')).toEqual([]);
     });
 
-    it('should not match a weak tag (If-Match compares strongly)', async () => {
+    it('should not match a weak tag (If-Match compares strongly), and say so', async () => {
       const res = await t.http().patch('/api/demo/marbles/7').set('If-Match', 'W/"7.1"').send({});
-      expectError(res, 412, { message: STALE(7) });
+      expectError(res, 412, {
+        message:
+          'If-Match sends only weak entity tags (W/"7.1"), which never match: send the ETag of ' +
+          'Marble 7 as a response gave it, without W/; nothing was changed.',
+      });
+      // Beside a strong tag of an older version, the strong tag decides the message.
+      const mixed = await t
+        .http()
+        .patch('/api/demo/marbles/7')
+        .set('If-Match', 'W/"7.1", "7.0"')
+        .send({});
+      expectError(mixed, 412, { message: STALE(7) });
+      expect(await version(t, 'marbles', 7)).toBe(1);
+    });
+
+    it('should say when If-Match names a version the record has not reached', async () => {
+      for (const header of ['"7.5"', '"7.5", "9.1"', '"7.3-0badcafe", "7.0"']) {
+        const res = await t.http().delete('/api/demo/marbles/7').set('If-Match', header);
+        const ahead = header.includes('7.5') ? 5 : 3;
+        expectError(res, 412, {
+          message:
+            `If-Match names version ${ahead} of Marble 7, which it has not reached (it is at ` +
+            'version 1): send the ETag a response gave; nothing was changed.',
+        });
+      }
+      expect(await version(t, 'marbles', 7)).toBe(1);
     });
 
     it('should answer 404 for a record that does not exist, with * or a tag', async () => {

@@ -7,8 +7,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseEnv } from 'node:util';
 import { parse } from 'yaml';
-import { ENVIRONMENT_VARIABLES, loadConfig } from '../sources';
+import { COLLECTION_NAMES, ENVIRONMENT_VARIABLES, loadConfig } from '../sources';
 import { ROOT } from './process';
 
 // The docker-compose check may take its time where the tool is installed.
@@ -53,7 +54,10 @@ function interpolate(text: string, env: Record<string, string>): string {
 }
 
 function loadCompose(file: string, env: Record<string, string> = {}): Compose {
-  return parse(interpolate(readFileSync(join(ROOT, file), 'utf8'), env)) as Compose;
+  // Merge keys (`<<: *anchor`), as compose reads them.
+  return parse(interpolate(readFileSync(join(ROOT, file), 'utf8'), env), {
+    merge: true,
+  }) as Compose;
 }
 
 const compose = loadCompose('docker-compose.yml');
@@ -81,6 +85,18 @@ function mounts(service: Service): { source: string; target: string }[] {
     const [source, target] = v.split(':');
     return { source, target };
   });
+}
+
+/**
+ * Every variable the service reads that compose passes through: ENVIRONMENT_VARIABLES and one
+ * PAGE_TOTAL_COUNT_<COLLECTION> per collection, but PORT and DATABASE_URL, which the compose
+ * services set to the container's own.
+ */
+function serviceVariables(): string[] {
+  return [
+    ...ENVIRONMENT_VARIABLES.filter((name) => name !== 'PORT' && name !== 'DATABASE_URL'),
+    ...COLLECTION_NAMES.map((name) => `PAGE_TOTAL_COUNT_${name.toUpperCase()}`),
+  ];
 }
 
 describe('docker-compose.yml', () => {
@@ -203,19 +219,70 @@ describe('docker-compose.yml', () => {
     const text = ['docker-compose.yml', 'docker-compose.db-port.yml']
       .map((f) => readFileSync(join(ROOT, f), 'utf8'))
       .join('\n');
-    const names = new Set([...text.matchAll(/\$\{(\w+)/g)].map((m) => m[1]));
-    expect([...names].sort()).toEqual([
-      'ALLOWED_HOSTS',
+    const read = new Set([...text.matchAll(/\$\{(\w+)/g)].map((m) => m[1]));
+    // The service's own variables, passed to the API services, are the next test's.
+    const service = new Set<string>(serviceVariables());
+    const names = [...read].filter((name) => !service.has(name));
+    for (const name of read)
+      expect([name, service.has(name) || names.includes(name)]).toEqual([name, true]);
+    expect(names.sort()).toEqual([
       'API_PORT',
       'DB_PORT',
       'MYSQL_DATABASE',
       'MYSQL_PASSWORD',
       'MYSQL_ROOT_PASSWORD',
       'MYSQL_USER',
-      'PUBLIC_URL',
       'REPLICATION_PASSWORD',
     ]);
     for (const name of names) expect(example).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+  });
+
+  it('should pass every variable the service reads, set in .env, to the api service (PORT and DATABASE_URL are its own)', () => {
+    // A .env as a user writes it: every variable of .env.example the service reads, set.
+    const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
+    const listed = [...example.matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]);
+    const known = serviceVariables();
+    const served = listed.filter(
+      (name) => known.includes(name) || name === 'PORT' || name === 'DATABASE_URL',
+    );
+    expect(served).toEqual(
+      expect.arrayContaining(['API_TOKEN', 'CORS_ORIGINS', 'PORT', 'DATABASE_URL']),
+    );
+    const dotEnv = served.map((name) => `${name}=value-of-${name}`).join('\n');
+    const env = parseEnv(dotEnv) as Record<string, string>;
+    const resolved = environment(loadCompose('docker-compose.yml', env).services.api);
+    for (const name of served) {
+      const expected =
+        name === 'PORT'
+          ? '3000'
+          : name === 'DATABASE_URL'
+            ? environment(api).DATABASE_URL
+            : env[name];
+      expect([name, resolved[name]]).toEqual([name, expected]);
+    }
+    // And every variable the service reads, whether .env.example lists it or not.
+    const all = Object.fromEntries(known.map((name) => [name, `value-of-${name}`]));
+    const everything = environment(loadCompose('docker-compose.yml', all).services.api);
+    for (const name of known) expect([name, everything[name]]).toEqual([name, all[name]]);
+    // The scale profile's instances get them too, with their own database URLs and TRUST_PROXY.
+    const scaled = environment(loadCompose('docker-compose.yml', all).services['api-scaled']);
+    for (const name of known.filter((n) => !['DATABASE_REPLICA_URLS', 'TRUST_PROXY'].includes(n)))
+      expect([name, scaled[name]]).toEqual([name, all[name]]);
+  });
+
+  it('should protect writes with the API_TOKEN of .env, and leave every unset variable at its default', () => {
+    const token = 'a-token-of-32-characters-or-so!!';
+    const env = parseEnv(`API_TOKEN=${token}\nCORS_ORIGINS=https://app.example\n`) as Record<
+      string,
+      string
+    >;
+    const config = loadConfig(environment(loadCompose('docker-compose.yml', env).services.api));
+    expect(config.apiToken).toBe(token);
+    expect(config.corsOrigins).toEqual(['https://app.example']);
+    // Nothing set: what the service runs with is its own defaults, apart from compose's own.
+    const defaults = loadConfig(environment(api));
+    const bare = loadConfig({ DATABASE_URL: environment(api).DATABASE_URL, DEMO_DATA: 'true' });
+    expect({ ...defaults }).toEqual({ ...bare });
   });
 
   it('should not publish the database port unless asked, and publish it on 127.0.0.1:DB_PORT with the override', () => {
@@ -265,7 +332,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('should only set variables the service knows, with valid values', () => {
-    const known: string[] = [...ENVIRONMENT_VARIABLES, 'NODE_ENV'];
+    const known: string[] = [...ENVIRONMENT_VARIABLES, ...serviceVariables(), 'NODE_ENV'];
     const env = environment(api);
     for (const name of Object.keys(env)) expect(known).toContain(name);
     // Validated the way the service validates them at start.
@@ -349,7 +416,7 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     expect(scaled.deploy?.replicas).toBe(2);
     expect(scaled.ports).toBeUndefined();
     const env = environment(scaled);
-    const known: string[] = [...ENVIRONMENT_VARIABLES, 'NODE_ENV'];
+    const known: string[] = [...ENVIRONMENT_VARIABLES, ...serviceVariables(), 'NODE_ENV'];
     for (const name of Object.keys(env)) expect(known).toContain(name);
     expect(env.DATABASE_URL).toBe(environment(api).DATABASE_URL);
     const config = loadConfig(env);
@@ -496,7 +563,8 @@ describe('Dockerfile', () => {
         scripts: { start: string };
       }
     ).scripts.start;
-    expect(argv.join(' ')).toBe(start);
+    // npm start execs the same command (so that npm's signals reach the server).
+    expect(`exec ${argv.join(' ')}`).toBe(start);
     expect(argv).toEqual([
       'node',
       '--max-old-space-size=512',

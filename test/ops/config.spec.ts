@@ -1,18 +1,39 @@
 /**
- * Configuration errors stop the compiled server at once: exit code 1 and one line on stderr that
- * names the variable, with no stack trace.
+ * Configuration errors stop the compiled server at once: exit code 1 and one fatal JSON log line
+ * on stdout (as every other start-up failure) that names the variable, with no stack trace; on
+ * a terminal, the same line pretty-printed.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, scratchDir, sqliteUrl, startServer } from './process';
+import { spawn } from 'node:child_process';
+import {
+  assertBuilt,
+  freePort,
+  MAIN,
+  scratchDir,
+  ServerProcess,
+  sqliteUrl,
+  startServer,
+} from './process';
 
-/** Starts the server with `env`: it must stop with exit code 1 and one line on stderr, returned. */
-async function refusedWith(env: Record<string, string>): Promise<string> {
-  const server = await startServer(env);
+/**
+ * The one line a refused start writes: a fatal (60) pino line on stdout, nothing on stderr,
+ * exit code 1. Its message is returned.
+ */
+async function refusal(server: ServerProcess): Promise<string> {
   const exit = await server.waitExit(20_000);
-  expect(exit.code).toBe(1);
-  expect(server.stderr).toHaveLength(1);
-  return server.stderr[0];
+  expect(exit).toMatchObject({ code: 1, signal: null });
+  expect(server.stderr).toEqual([]);
+  expect(server.stdout).toHaveLength(1);
+  const [line] = server.jsonLines();
+  expect(line).toMatchObject({ level: 60, msg: expect.any(String), time: expect.any(Number) });
+  expect(Object.keys(line).sort()).toEqual(['hostname', 'level', 'msg', 'pid', 'time']);
+  return line.msg;
+}
+
+/** Starts the server with `env`: it must stop with the one line, whose message is returned. */
+async function refusedWith(env: Record<string, string>): Promise<string> {
+  return refusal(await startServer(env));
 }
 
 describe('invalid configuration', () => {
@@ -35,7 +56,7 @@ describe('invalid configuration', () => {
     ['KEEP_ALIVE_TIMEOUT', '-5'],
     ['TRUST_PROXY', 'perhaps'],
   ])(
-    'should stop with exit code 1 and one stderr line naming %s when it is "%s"',
+    'should stop with exit code 1 and one JSON log line naming %s when it is "%s"',
     async (name, value) => {
       const env: Record<string, string> = {
         DATABASE_URL: sqliteUrl(),
@@ -43,13 +64,9 @@ describe('invalid configuration', () => {
         [name]: value,
       };
       if (name === 'PORT') env.PORT = value;
-      const server = await startServer(env);
-      const exit = await server.waitExit(20_000);
-      expect(exit).toMatchObject({ code: 1, signal: null });
-      expect(server.stderr).toHaveLength(1);
-      expect(server.stderr[0]).toMatch(new RegExp(`^Invalid configuration: ${name} `));
-      expect(server.stderr[0]).not.toMatch(/^\s+at |Error:|\.js:\d+/);
-      expect(server.stdout).toEqual([]);
+      const message = await refusedWith(env);
+      expect(message).toMatch(new RegExp(`^Invalid configuration: ${name} `));
+      expect(message).not.toMatch(/^\s+at |Error:|\.js:\d+|\n/);
     },
   );
 
@@ -82,11 +99,43 @@ describe('invalid configuration', () => {
   it('should read .env from the working directory and judge its values the same way', async () => {
     const cwd = scratchDir('records-ops-dotenv-');
     writeFileSync(join(cwd, '.env'), `DATABASE_URL=${sqliteUrl()}\nLOG_LEVEL=loud\n`);
-    const server = await startServer({}, cwd);
+    expect(await refusal(await startServer({}, cwd))).toBe(
+      'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".',
+    );
+  });
+
+  it('should write the line readably on a terminal (pretty, not JSON)', async () => {
+    assertBuilt();
+    // stdout on a pseudo-terminal (util-linux `script`), as when an operator starts it by hand.
+    const child = spawn(
+      'script',
+      [
+        '-q',
+        '-e',
+        '-c',
+        `${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)}`,
+        '/dev/null',
+      ],
+      {
+        cwd: scratchDir('records-ops-cwd-'),
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          TERM: 'dumb',
+          DATABASE_URL: 'postgres://x/y',
+          NO_COLOR: '1',
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const server = new ServerProcess(child, 0);
     const exit = await server.waitExit(20_000);
     expect(exit.code).toBe(1);
-    expect(server.stderr).toEqual([
-      'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".',
+    // eslint-disable-next-line no-control-regex
+    const lines = server.stdout.map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r$/, ''));
+    expect(lines.filter((l) => l !== '')).toEqual([
+      expect.stringMatching(
+        /^\[[\d:.]+\] FATAL: Invalid configuration: DATABASE_URL has unsupported scheme "postgres:" \(use sqlite: or mysql:\)/,
+      ),
     ]);
   });
 

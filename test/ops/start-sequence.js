@@ -9,9 +9,10 @@
  *
  * The sources are the repository's files as they are in the working tree (tracked ones, plus new
  * files git does not ignore, so uncommitted work is what gets tested), copied to a scratch
- * directory. The server runs against a MySQL database of its own (records_start_<random> on the
- * server named by OPS_MYSQL_URL or TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306), created
- * first and dropped at the end, as docker-compose runs it. Each check prints `ok` or `not ok`; the
+ * directory. The server runs against a MySQL database of its own
+ * (records_collections_test_start_<random> on the server named by OPS_MYSQL_URL or
+ * TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306), created first and dropped at the end,
+ * as docker-compose runs it. Each check prints `ok` or `not ok`; the
  * last line is `start sequence: N passed, N failed`. Bounded: fails after 10 minutes in all.
  * It runs on the Node that runs it (`.ci/run` runs it on the image's Node line too); npm settings
  * `npm_config_nodedir` and `npm_config_build_from_source` are passed on to the installs.
@@ -19,7 +20,7 @@
  *   node test/ops/start-sequence.js            (KEEP_START_SEQUENCE=1 keeps the scratch directory)
  */
 const { spawn, spawnSync } = require('node:child_process');
-const { randomBytes } = require('node:crypto');
+const { ownDatabaseName } = require('../../scripts/test-database');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -325,7 +326,7 @@ async function main() {
   const buildDir = path.join(scratch, 'build');
   const depsDir = path.join(scratch, 'deps');
   const appDir = path.join(scratch, 'app');
-  const database = `records_start_${randomBytes(4).toString('hex')}`;
+  const database = ownDatabaseName('start');
   // The build runs as in the image's build stage: no NODE_ENV (npm ci installs dev dependencies).
   const buildEnv = {
     ...process.env,

@@ -22,15 +22,19 @@ export function entityTag(id: unknown, version: unknown): string {
   return `"${Number(id)}.${Number(version)}"`;
 }
 
-/** `If-Match`: `*`, or the strong tags a write may change. */
+/**
+ * `If-Match`: `*`, or the tags a write may change, as sent (weak ones with their `W/`, which
+ * never match: If-Match compares strongly).
+ */
 export type Precondition = '*' | string[];
 
 /** One entity tag of a list: optional `W/`, then a quoted opaque string (RFC 9110 §8.8.3). */
 const TAG = /^\s*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*$/;
 
 /**
- * The If-Match header as a precondition, or undefined without one. Weak tags never match
- * (If-Match compares strongly), so they are dropped; a header that is not a list of tags is 400.
+ * The If-Match header as a precondition, or undefined without one. Weak tags are kept, to be
+ * named in the refusal, but never match (If-Match compares strongly); a header that is not a
+ * list of tags is 400.
  */
 export function parseIfMatch(header: string | undefined): Precondition | undefined {
   if (header === undefined) return undefined;
@@ -44,7 +48,7 @@ export function parseIfMatch(header: string | undefined): Precondition | undefin
         'Malformed If-Match header: send "*" or entity tags as the ETag header gave them.',
       );
     }
-    if (!match[1]) tags.push(`"${match[2]}"`);
+    tags.push(`${match[1] ?? ''}"${match[2]}"`);
   }
   if (tags.length === 0 && !/"/.test(header)) {
     throw RecordError.invalid(
@@ -52,6 +56,43 @@ export function parseIfMatch(header: string | undefined): Precondition | undefin
     );
   }
   return tags;
+}
+
+/** A strong tag of this service's form, `"<id>.<version>"` (a selection's suffix allowed). */
+const RECORD_TAG = /^"(\d+)\.(\d+)(?:-[0-9a-f]+)?"$/;
+
+/**
+ * Why a record at `version` does not meet `condition`, in the most helpful words: If-Match
+ * sent only weak tags (which never match), or names a version of the record it has not reached
+ * (a tag from the future), or else names a version the record has changed since.
+ */
+export function preconditionFailure(
+  label: string,
+  id: number,
+  version: number,
+  condition: Precondition,
+): RecordError {
+  if (condition !== '*' && condition.length > 0) {
+    if (condition.every((t) => t.startsWith('W/'))) {
+      return new RecordError(
+        'precondition-failed',
+        `If-Match sends only weak entity tags (${condition.join(', ')}), which never match: ` +
+          `send the ETag of ${label} ${id} as a response gave it, without W/; nothing was changed.`,
+      );
+    }
+    const ahead = condition
+      .map((t) => RECORD_TAG.exec(t))
+      .filter((m) => m !== null && Number(m[1]) === id && Number(m[2]) > version)
+      .map((m) => Number(m![2]));
+    if (ahead.length > 0) {
+      return new RecordError(
+        'precondition-failed',
+        `If-Match names version ${Math.max(...ahead)} of ${label} ${id}, which it has not ` +
+          `reached (it is at version ${version}): send the ETag a response gave; nothing was changed.`,
+      );
+    }
+  }
+  return RecordError.preconditionFailed(label, id);
 }
 
 /**

@@ -160,17 +160,15 @@ function fromXml(node: XmlNode): unknown {
     return object;
   }
   const text = node._ ?? '';
+  // A typed element whose text does not fit its type keeps its text, as an untyped one does:
+  // validation then names it with every other bad field, in the words it uses for a JSON body.
   switch (attributes.type) {
     case 'integer':
-      if (!/^\s*-?\d+\s*$/.test(text)) {
-        throw RecordError.invalid(`Malformed XML: <${node['#name']}> is not an integer.`);
-      }
-      return Number(text);
-    case 'boolean':
-      if (text.trim() !== 'true' && text.trim() !== 'false') {
-        throw RecordError.invalid(`Malformed XML: <${node['#name']}> is not a boolean.`);
-      }
-      return text.trim() === 'true';
+      return /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
+    case 'boolean': {
+      const flag = text.trim();
+      return flag === 'true' ? true : flag === 'false' ? false : text;
+    }
     default:
       return text;
   }

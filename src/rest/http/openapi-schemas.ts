@@ -4,7 +4,7 @@
  * envelope, and the error bodies every route shares.
  */
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { ScalarField, ScalarType } from '../core/fields';
+import { Field, ScalarField, ScalarType } from '../core/fields';
 import { pascal, singular } from '../core/names';
 import { PaginatorOptions } from '../core/paginator';
 import { ResourceDefinition } from '../core/resource';
@@ -67,7 +67,20 @@ export function summarySchema(fields: ScalarField[], table: string): Schema {
   };
 }
 
-/** A rendered record: every field, required unless the declaration omits it when absent. */
+/**
+ * Whether every record has the reference `field`: it follows a column of the record itself that
+ * a record cannot be without (a required, non-nullable foreign key, as an e-mail's `user_id`).
+ */
+function alwaysPresent(resource: ResourceDefinition, field: Field): boolean {
+  if (field.kind !== 'reference') return false;
+  const column = resource.fields.find((f) => f.kind === 'scalar' && f.name === field.rootColumn);
+  return column?.kind === 'scalar' && !!column.write?.required && !column.write.nullable;
+}
+
+/**
+ * A rendered record: every field, required unless the declaration omits it when absent (a
+ * reference every record has is required all the same).
+ */
 export function recordSchema(resource: ResourceDefinition): Schema {
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
@@ -77,6 +90,11 @@ export function recordSchema(resource: ResourceDefinition): Schema {
       properties[field.name] = scalar(field, false);
     } else if (field.kind === 'reference') {
       const summary = ref(summaryName(field.table));
+      if (alwaysPresent(resource, field)) {
+        properties[field.name] = summary;
+        required.push(field.name);
+        continue;
+      }
       properties[field.name] = field.omitWhenAbsent
         ? { allOf: [summary], description: 'Left out when there is none.' }
         : { allOf: [summary], nullable: true };

@@ -390,8 +390,19 @@ export const BULK_CREATE: Describe = (context) => {
         description:
           'The new record (with `Location` and `ETag`), or for an array `{message, records}`.',
         headers: ETAG,
+        // oneOf: a record never has `message` and `records`, a bulk result never has `id`, so
+        // a client narrows with `'id' in created`.
         schema: {
-          anyOf: [ref(Singular(resource)), ref(`${Singular(resource)}BulkResult`)],
+          oneOf: [
+            {
+              allOf: [ref(Singular(resource))],
+              description: `The answer to an object body: the new ${sentence(resource)}.`,
+            },
+            {
+              allOf: [ref(`${Singular(resource)}BulkResult`)],
+              description: 'The answer to an array body: `{message, records}`.',
+            },
+          ],
         },
       },
     ],

@@ -10,7 +10,13 @@ import { CollectionField, ScalarField } from '../core/fields';
 import { InputMode, InputReader, Values } from '../core/input';
 import { toDatabaseTimestamp } from '../core/list-query';
 import { singular, withArticle, words } from '../core/names';
-import { Precondition, entityTag, meets, versionsNamed } from '../core/preconditions';
+import {
+  Precondition,
+  entityTag,
+  meets,
+  preconditionFailure,
+  versionsNamed,
+} from '../core/preconditions';
 import { Message } from '../core/render';
 import { ResourceDefinition, scalarFields } from '../core/resource';
 import { INT_MAX, isPlainObject, recordId } from '../core/values';
@@ -116,12 +122,7 @@ export class RecordWriter {
         );
         if (affected === 1) return;
       }
-      const { rows } = await tx.run(
-        `SELECT ${this.q('id')} FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ?`,
-        [id],
-      );
-      if (rows.length === 0) throw RecordError.notFound(this.resource.label, id);
-      throw RecordError.preconditionFailed(this.resource.label, id);
+      throw await this.missedGuard(tx, id, condition);
     });
   }
 
@@ -150,8 +151,11 @@ export class RecordWriter {
     const shape = 'Bulk update requires an array of objects, each with the id of a record.';
     const items = this.bulkItems(body, shape);
     const ids = items.map((item) => recordId(item.id));
-    if (ids.some((id) => id === undefined) || new Set(ids).size !== ids.length) {
-      throw RecordError.invalid(`${shape} Ids must be positive integers, each once.`);
+    const problems = idProblems(items, ids);
+    if (problems.length > 0) {
+      throw RecordError.invalid(
+        `${shape} Ids must be positive integers, each once: ${problems.join('; ')}.`,
+      );
     }
     const read = await this.readMany(items, 'update');
     await this.db.transaction(async (tx) => {
@@ -224,8 +228,11 @@ export class RecordWriter {
 
   private bulkItems(body: unknown, shape: string): Record<string, unknown>[] {
     const items = bulkArray(body, shape).map((item) => this.input.unwrap(item));
-    if (!items.every(isPlainObject)) throw RecordError.invalid(shape);
-    return items;
+    const stray = items.findIndex((item) => !isPlainObject(item));
+    if (stray !== -1) {
+      throw RecordError.invalid(`${shape} The item at index ${stray} is not an object.`);
+    }
+    return items as Record<string, unknown>[];
   }
 
   private readMany(items: Record<string, unknown>[], mode: InputMode): Promise<Item[]> {
@@ -271,7 +278,7 @@ export class RecordWriter {
     const [current] = await this.lock(tx, [id]);
     if (!current) throw RecordError.notFound(this.resource.label, id);
     if (!meets(condition, entityTag(id, current.version))) {
-      throw RecordError.preconditionFailed(this.resource.label, id);
+      throw preconditionFailure(this.resource.label, id, Number(current.version), condition!);
     }
     return current;
   }
@@ -502,14 +509,22 @@ export class RecordWriter {
       );
       if (affected === 1) return;
     }
+    throw await this.missedGuard(tx, id, condition);
+  }
+
+  /**
+   * Why a write guarded by its record's version changed nothing: the record is gone (404), or it
+   * is at a version `condition` does not name (412, in the words `preconditionFailure` picks).
+   */
+  private async missedGuard(tx: Tx, id: number, condition?: Precondition): Promise<RecordError> {
     const { rows } = await tx.run(
-      `SELECT ${this.q('id')} FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ?`,
+      `SELECT ${this.q('version')} FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ?`,
       [id],
     );
-    if (rows.length === 0 || versions === undefined) {
-      throw RecordError.notFound(this.resource.label, id);
+    if (rows.length === 0 || condition === undefined || condition === '*') {
+      return RecordError.notFound(this.resource.label, id);
     }
-    throw RecordError.preconditionFailed(this.resource.label, id);
+    return preconditionFailure(this.resource.label, id, Number(rows[0].version), condition);
   }
 
   /**
@@ -600,6 +615,25 @@ function bulkArray(body: unknown, shape: string): unknown[] {
     throw RecordError.invalid(`${shape} At most ${BULK_LIMIT} at a time.`);
   }
   return body;
+}
+
+/** What is wrong with the ids of a bulk update's items, each naming the item's index. */
+function idProblems(items: Record<string, unknown>[], ids: (number | undefined)[]): string[] {
+  const problems: string[] = [];
+  const first = new Map<number, number>();
+  ids.forEach((id, index) => {
+    if (id === undefined) {
+      const raw = items[index].id;
+      problems.push(
+        raw === undefined
+          ? `the item at index ${index} has no id`
+          : `the item at index ${index} has id ${JSON.stringify(raw) ?? String(raw)}`,
+      );
+    } else if (first.has(id)) {
+      problems.push(`the items at index ${first.get(id)} and ${index} have the same id ${id}`);
+    } else first.set(id, index);
+  });
+  return problems;
 }
 
 function idsOf(value: unknown): number[] {

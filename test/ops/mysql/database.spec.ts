@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
+import { ownDatabaseName } from '../../../scripts/test-database';
 import { cleanup, LogEntry, startServer } from '../process';
 
 const serverUrl = process.env.OPS_MYSQL_URL;
@@ -20,10 +21,11 @@ if (!serverUrl) {
 
 // Every test and hook here starts servers or waits on them: none may fail on Jest's 5 s default.
 const suffix = randomBytes(4).toString('hex');
-const database = `records_ops_db_${suffix}`;
+const database = ownDatabaseName('ops_db');
 const user = `records_lock_${suffix}`;
 const password = `pw-${randomBytes(8).toString('hex')}`;
 let admin: mysql.Connection;
+let created = false;
 
 /** The URL of the test's server with these credentials and this database. */
 function urlFor(name: string, secret: string, db: string): string {
@@ -39,6 +41,7 @@ beforeAll(async () => {
   url.pathname = '/';
   admin = await mysql.createConnection({ uri: url.toString(), connectTimeout: 5000 });
   await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+  created = true;
   await admin.query(`CREATE USER ?@'%' IDENTIFIED BY ?`, [user, password]);
   await admin.query(`GRANT ALL ON \`${database}\`.* TO ?@'%'`, [user]);
 });
@@ -46,7 +49,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await cleanup();
   await admin.query(`DROP USER IF EXISTS ?@'%'`, [user]);
-  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+  // Only a database this suite created is dropped.
+  if (created) await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
   await admin.end();
 });
 
@@ -71,7 +75,7 @@ describe('a DATABASE_URL that cannot work', () => {
   }
 
   it('should stop in under 3 s with one line naming DATABASE_URL when the database does not exist', async () => {
-    const missing = `records_missing_${suffix}`;
+    const missing = ownDatabaseName('missing');
     // The server's own account (root here), which may see every database: the name is unknown.
     const url = new URL(serverUrl!);
     url.pathname = `/${missing}`;

@@ -6,9 +6,9 @@
  * Needs MySQL: OPS_MYSQL_URL names the server (mysql://root@127.0.0.1:3306). `npm test` sets it
  * when it prepared MySQL and leaves this directory out otherwise.
  */
-import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { MIGRATIONS } from '../../sources';
+import { ownDatabaseName } from '../../../scripts/test-database';
 import { cleanup, ServerProcess, startServer } from '../process';
 
 const serverUrl = process.env.OPS_MYSQL_URL;
@@ -41,9 +41,10 @@ const DEMO_COUNTS = {
 };
 
 describe('schema lock (MySQL)', () => {
-  const database = `records_ops_${randomBytes(4).toString('hex')}`;
+  const database = ownDatabaseName('ops');
   let admin: mysql.Connection;
   let databaseUrl: string;
+  let created = false;
   const servers: ServerProcess[] = [];
 
   beforeAll(async () => {
@@ -51,13 +52,15 @@ describe('schema lock (MySQL)', () => {
     url.pathname = '/';
     admin = await mysql.createConnection({ uri: url.toString(), connectTimeout: 5000 });
     await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+    created = true;
     url.pathname = `/${database}`;
     databaseUrl = url.toString();
   });
 
   afterAll(async () => {
     await cleanup();
-    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    // Only a database this suite created is dropped.
+    if (created) await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
     await admin.end();
   });
 

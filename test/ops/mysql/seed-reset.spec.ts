@@ -5,8 +5,8 @@
  * Needs MySQL: OPS_MYSQL_URL names the server (mysql://root@127.0.0.1:3306). `npm test` sets it
  * when it prepared MySQL and leaves this directory out otherwise.
  */
-import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
+import { ownDatabaseName } from '../../../scripts/test-database';
 import { cleanup } from '../process';
 import { createRecords, FRESH_IDS, seed } from '../seed-ids';
 
@@ -31,7 +31,7 @@ async function admin(sql: string): Promise<void> {
 
 /** A new, empty database: its URL. */
 async function newDatabase(): Promise<string> {
-  const name = `records_ops_seed_${randomBytes(4).toString('hex')}`;
+  const name = ownDatabaseName('ops_seed');
   await admin(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
   databases.push(name);
   const url = new URL(serverUrl!);

@@ -281,14 +281,21 @@ describe('RecordWriter on SQLite', () => {
   describe('refused bulk requests', () => {
     const tooMany = Array.from({ length: BULK_LIMIT + 1 }, (_, i) => i + 1);
     const atMost = ' At most 1000 at a time.';
-    const badIds = `${BULK_UPDATE_SHAPE} Ids must be positive integers, each once.`;
+    // Each problem names the item's index.
+    const badIds = (problems: string) =>
+      `${BULK_UPDATE_SHAPE} Ids must be positive integers, each once: ${problems}.`;
     const missing = { id: ['Marble 9 not found.'] };
     const change = (...ids: unknown[]) => ids.map((id) => ({ id, radius_mm: 4 }));
 
     it.each<[Bulk, string, unknown, string, FieldErrors?]>([
       ['bulkCreate', 'an empty array', [], BULK_CREATE_SHAPE],
       ['bulkCreate', 'an object', { name: 'B' }, BULK_CREATE_SHAPE],
-      ['bulkCreate', 'an array of strings', ['B'], BULK_CREATE_SHAPE],
+      [
+        'bulkCreate',
+        'an array of strings',
+        ['B'],
+        `${BULK_CREATE_SHAPE} The item at index 0 is not an object.`,
+      ],
       [
         'bulkCreate',
         '1001 items',
@@ -297,10 +304,25 @@ describe('RecordWriter on SQLite', () => {
       ],
       ['updateAll', 'an empty array', [], BULK_UPDATE_SHAPE],
       ['updateAll', '1001 items', change(...tooMany), BULK_UPDATE_SHAPE + atMost],
-      ['updateAll', 'a repeated id', change(1, 1), badIds],
-      ['updateAll', 'an item without an id', [...change(1), { name: 'X' }], badIds],
-      ['updateAll', 'an id of zero', change(0), badIds],
-      ['updateAll', 'an id that is not a number', change('one'), badIds],
+      [
+        'updateAll',
+        'a repeated id',
+        change(1, 1),
+        badIds('the items at index 0 and 1 have the same id 1'),
+      ],
+      [
+        'updateAll',
+        'an item without an id',
+        [...change(1), { name: 'X' }],
+        badIds('the item at index 1 has no id'),
+      ],
+      ['updateAll', 'an id of zero', change(0), badIds('the item at index 0 has id 0')],
+      [
+        'updateAll',
+        'an id that is not a number',
+        change('one'),
+        badIds('the item at index 0 has id "one"'),
+      ],
       [
         'updateAll',
         'a missing record',

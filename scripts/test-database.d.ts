@@ -1,0 +1,12 @@
+/** Types of scripts/test-database.js, for the TypeScript suites that use it. */
+export const DEFAULT_TEST_MYSQL_URL: string;
+export const TEST_DATABASE_PREFIX: string;
+export const MARKER_TABLE: string;
+export function databaseOf(url: string): string;
+export function serverOf(url: string): string;
+export function foreignDatabaseMessage(database: string): string;
+export function prepareTestDatabase(
+  url: string,
+): Promise<{ foreign?: string; unreachable?: string }>;
+export function claimTestDatabase(url: string): Promise<string | undefined>;
+export function ownDatabaseName(kind: string): string;

@@ -1,0 +1,78 @@
+import { ResourceDeclaration } from '../rest/core/resource';
+import { Schema } from '../rest/http/openapi-schemas';
+
+/** The front door's answer: where everything else is. */
+export interface Links {
+  collections: Record<string, string>;
+  docs: string;
+  openapi: string;
+  health: { live: string; ready: string };
+}
+
+/** The paths of the documentation and health routes (set up in setup.ts and HealthModule). */
+const FIXED = {
+  docs: '/api/docs/',
+  openapi: '/api/openapi.json',
+  health: { live: '/health/live', ready: '/health/ready' },
+};
+
+/**
+ * The links of `GET /` and `GET /api`: the paths are put together once, from the collections
+ * the application serves; a request only puts its origin (scheme and host) in front of them.
+ */
+export class FrontDoor {
+  private readonly paths: Links;
+
+  constructor(collections: readonly ResourceDeclaration[]) {
+    this.paths = {
+      collections: Object.fromEntries(collections.map((c) => [c.plural, `${c.path}/`])),
+      ...FIXED,
+    };
+  }
+
+  /** The plural names of the collections, in order. */
+  get names(): string[] {
+    return Object.keys(this.paths.collections);
+  }
+
+  /** The links under `origin` (`http://localhost:3000`). */
+  links(origin: string): Links {
+    const { collections, docs, openapi, health } = this.paths;
+    return {
+      collections: Object.fromEntries(
+        Object.entries(collections).map(([name, path]) => [name, origin + path]),
+      ),
+      docs: origin + docs,
+      openapi: origin + openapi,
+      health: { live: origin + health.live, ready: origin + health.ready },
+    };
+  }
+}
+
+/** The OpenAPI schema of the answer, for the collections `names`. */
+export function linksSchema(names: string[]): Schema {
+  const url: Schema = { type: 'string', format: 'uri' };
+  return {
+    type: 'object',
+    required: ['collections', 'docs', 'openapi', 'health'],
+    properties: {
+      collections: {
+        type: 'object',
+        description: 'The index of each collection.',
+        required: names,
+        properties: Object.fromEntries(names.map((name) => [name, url])),
+        additionalProperties: false,
+      },
+      docs: { ...url, description: 'The API documentation (Swagger UI).' },
+      openapi: { ...url, description: 'This OpenAPI document.' },
+      health: {
+        type: 'object',
+        required: ['live', 'ready'],
+        properties: { live: url, ready: url },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+    xml: { name: 'hash' },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The front door: `GET /` and `GET /api` link to every collection the application serves, the
+ * API documentation, the OpenAPI document and the health routes, in JSON or XML (negotiated as
+ * every route is), with the scheme and host of the request. Each link answers.
+ */
+import { EMAILS, MARBLES, PHONE_NUMBERS } from '../sources';
+import { useApp } from './harness';
+import { expectJson, expectXml, XML_DECLARATION } from './http';
+
+describe('the front door', () => {
+  const t = useApp();
+
+  /** The links for the host supertest sends (`127.0.0.1:<port>`). */
+  function expected(host: string) {
+    const origin = `http://${host}`;
+    return {
+      collections: {
+        emails: `${origin}${EMAILS.path}/`,
+        phone_numbers: `${origin}${PHONE_NUMBERS.path}/`,
+        marbles: `${origin}${MARBLES.path}/`,
+        movies: `${origin}/api/plain/movies/`,
+      },
+      docs: `${origin}/api/docs/`,
+      openapi: `${origin}/api/openapi.json`,
+      health: { live: `${origin}/health/live`, ready: `${origin}/health/ready` },
+    };
+  }
+
+  it.each(['/', '/api', '/api/'])('should answer GET %s with the links in JSON', async (path) => {
+    const res = await t.http().get(path);
+    expectJson(res, 200);
+    expect(res.body).toEqual(expected(new URL(res.request.url).host));
+    // In this order: the collections as the application lists them, then the rest.
+    expect(Object.keys(res.body.collections)).toEqual([
+      'emails',
+      'phone_numbers',
+      'marbles',
+      'movies',
+    ]);
+  });
+
+  it.each([
+    ['Accept: application/xml', { accept: 'application/xml' }, '/'],
+    ['format=xml', {}, '/api?format=xml'],
+  ])('should answer in XML with %s', async (_, headers: Record<string, string>, path) => {
+    const res = await t.request({ path, ...headers });
+    expectXml(res, 200);
+    const links = expected(new URL(res.request.url).host);
+    expect(res.text).toBe(
+      `${XML_DECLARATION}\n<hash>` +
+        '<collections>' +
+        `<emails>${links.collections.emails}</emails>` +
+        `<phone-numbers>${links.collections.phone_numbers}</phone-numbers>` +
+        `<marbles>${links.collections.marbles}</marbles>` +
+        `<movies>${links.collections.movies}</movies>` +
+        '</collections>' +
+        `<docs>${links.docs}</docs>` +
+        `<openapi>${links.openapi}</openapi>` +
+        `<health><live>${links.health.live}</live><ready>${links.health.ready}</ready></health>` +
+        '</hash>\n',
+    );
+  });
+
+  it('should answer 406 for a format other than json or xml, as every route does', async () => {
+    const res = await t.http().get('/?format=yaml');
+    expectJson(res, 406);
+    expect(res.body).toEqual({ message: 'Format "yaml" is not available; use json or xml.' });
+  });
+
+  it('should link only to routes that answer', async () => {
+    const res = await t.http().get('/api');
+    const links = res.body as ReturnType<typeof expected>;
+    const urls = [
+      ...Object.values(links.collections),
+      links.docs,
+      links.openapi,
+      links.health.live,
+      links.health.ready,
+    ];
+    for (const url of urls) {
+      const { pathname } = new URL(url);
+      const answer = await t.http().get(pathname);
+      expect([pathname, answer.status]).toEqual([pathname, 200]);
+    }
+  });
+
+  it('should be described in the OpenAPI document, under both paths', async () => {
+    const doc = (await t.http().get('/api/openapi.json')).body as {
+      paths: Record<string, { get?: { operationId: string; tags: string[] } }>;
+    };
+    expect(doc.paths['/']?.get?.operationId).toBe('frontDoor');
+    expect(doc.paths['/api']?.get?.operationId).toBe('apiFrontDoor');
+    expect(doc.paths['/api']?.get?.tags).toEqual(['front-door']);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * The README's examples, run: every command of its Examples and Safe writes sections, and the
+ * typed client of "The OpenAPI document and typed clients", against the built server started
+ * afresh on a new SQLite database with the demo data, each section on a server of its own.
+ *
+ * The convention the README keeps: each ```sh block is followed by a block of what it answers.
+ * An ```http block (for `curl -si`) holds the status line, the headers that matter (each must
+ * be in the answer with that value) and, after a blank line, the body; any other block holds
+ * the whole output. `…` stands for any text (times, fields left out); `http://localhost:3000` is
+ * the server's address. The typed client's ```ts block is compiled with the README's
+ * tsconfig.json block against types generated from the server's document, run, and its output
+ * compared with the ```text block after it.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, ServerProcess, sqliteUrl, startServer } from './process';
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const ADDRESS = 'http://localhost:3000';
+
+interface Block {
+  lang: string;
+  body: string;
+}
+
+/** The fenced blocks of the README section under `## heading`. */
+function blocksOf(heading: string): Block[] {
+  const start = README.indexOf(`\n## ${heading}\n`);
+  if (start === -1) throw new Error(`README has no section "${heading}"`);
+  const end = README.indexOf('\n## ', start + 1);
+  const text = README.slice(start, end === -1 ? undefined : end);
+  return [...text.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+    lang: m[1],
+    body: m[2],
+  }));
+}
+
+/** Each command block with the block of what it answers. */
+function examples(heading: string): { command: string; expected: Block }[] {
+  const blocks = blocksOf(heading);
+  const pairs: { command: string; expected: Block }[] = [];
+  blocks.forEach((block, i) => {
+    if (block.lang !== 'sh') return;
+    const next = blocks[i + 1];
+    if (!next || next.lang === 'sh') throw new Error(`no answer after: ${block.body}`);
+    pairs.push({ command: block.body, expected: next });
+  });
+  return pairs;
+}
+
+/** `text` as a pattern: `…` matches anything, the rest literally. */
+function pattern(text: string): RegExp {
+  const parts = text.split('…').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('[\\s\\S]*?')}$`);
+}
+
+/** Compares curl's output with the README's block; undefined when it fits, else why not. */
+function misfit(actual: string, expected: Block): string | undefined {
+  if (expected.lang !== 'http') {
+    return pattern(expected.body.trimEnd()).test(actual.trimEnd())
+      ? undefined
+      : `the output is\n${actual}`;
+  }
+  const split = actual.indexOf('\r\n\r\n');
+  const [head, body] = [actual.slice(0, split), actual.slice(split + 4)];
+  const [status, ...lines] = head.split('\r\n');
+  const headers = new Map(
+    lines.map((l) => [
+      l.slice(0, l.indexOf(':')).toLowerCase(),
+      l.slice(l.indexOf(':') + 1).trim(),
+    ]),
+  );
+  const at = expected.body.indexOf('\n\n');
+  const [wantHead, wantBody] =
+    at === -1 ? [expected.body, ''] : [expected.body.slice(0, at), expected.body.slice(at + 2)];
+  const [wantStatus, ...wantLines] = wantHead.trimEnd().split('\n');
+  if (status !== wantStatus) return `the status line is ${status}\n${actual}`;
+  for (const line of wantLines) {
+    const name = line.slice(0, line.indexOf(':')).toLowerCase();
+    const value = line.slice(line.indexOf(':') + 1).trim();
+    if (!pattern(value).test(headers.get(name) ?? '')) return `${line} is not in\n${head}`;
+  }
+  return pattern(wantBody.trimEnd()).test(body.trimEnd()) ? undefined : `the body is\n${body}`;
+}
+
+async function demoServer(): Promise<ServerProcess> {
+  const server = await startServer({
+    DATABASE_URL: sqliteUrl(),
+    DEMO_DATA: 'true',
+    LOG_LEVEL: 'warn',
+  });
+  await server.waitReady();
+  return server;
+}
+
+async function stop(server: ServerProcess): Promise<void> {
+  server.child.kill('SIGTERM');
+  await server.waitExit();
+}
+
+describe.each(['Examples', 'Safe writes'])('the README section "%s"', (heading) => {
+  it('should answer every command as the README shows, on a fresh demo database', async () => {
+    const pairs = examples(heading);
+    expect(pairs.length).toBeGreaterThan(2);
+    const server = await demoServer();
+    const base = `http://localhost:${server.port}`;
+    try {
+      for (const { command, expected } of pairs) {
+        const run = spawnSync('bash', ['-c', command.replaceAll(ADDRESS, base)], {
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+        expect({ command, status: run.status, stderr: run.stderr }).toEqual({
+          command,
+          status: 0,
+          stderr: '',
+        });
+        const wanted = { ...expected, body: expected.body.replaceAll(ADDRESS, base) };
+        expect({ command, misfit: misfit(run.stdout, wanted) }).toEqual({
+          command,
+          misfit: undefined,
+        });
+      }
+    } finally {
+      await stop(server);
+    }
+  });
+});
+
+describe('the README typed client', () => {
+  const dir = join(ROOT, 'test-output', `readme-client-${randomBytes(4).toString('hex')}`);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('should compile with tsc --strict and the README tsconfig, and print what the README shows', async () => {
+    const blocks = blocksOf('The OpenAPI document and typed clients');
+    const tsconfig = blocks.find((b) => b.lang === 'json');
+    const at = blocks.findIndex((b) => b.lang === 'ts');
+    const [client, output] = [blocks[at], blocks[at + 1]];
+    expect([tsconfig !== undefined, client?.lang, output?.lang]).toEqual([true, 'ts', 'text']);
+    expect(JSON.parse(tsconfig!.body).compilerOptions.strict).toBe(true);
+
+    const server = await demoServer();
+    const base = `http://localhost:${server.port}`;
+    try {
+      mkdirSync(dir, { recursive: true });
+      const doc = await (await fetch(`${base}/api/openapi.json`)).text();
+      writeFileSync(join(dir, 'openapi.json'), doc);
+      const generate = spawnSync(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'),
+          join(dir, 'openapi.json'),
+          '-o',
+          join(dir, 'openapi.d.ts'),
+          '--default-non-nullable=false',
+        ],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
+      expect({ status: generate.status, stderr: generate.status ? generate.stderr : '' }).toEqual({
+        status: 0,
+        stderr: '',
+      });
+      writeFileSync(join(dir, 'tsconfig.json'), tsconfig!.body);
+      writeFileSync(join(dir, 'client.ts'), client.body.replaceAll(ADDRESS, base));
+      const tsc = spawnSync(
+        process.execPath,
+        [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
+      expect({ status: tsc.status, out: tsc.stdout }).toEqual({ status: 0, out: '' });
+      const run = spawnSync(process.execPath, [join(dir, 'client.js')], {
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(run.stdout.trimEnd()).toMatch(pattern(output.body.trimEnd()));
+    } finally {
+      await stop(server);
+    }
+  });
+});
