@@ -91,7 +91,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   if (config.apiToken) app.use(requireWriteToken(config.apiToken));
   app.use(bodyParsers());
   if (observability.tracer) app.use(resumeSpan(observability.tracer));
-  // With read replicas: a client's reads go to the primary just after its writes (CONTRACT §10).
+  // With read replicas: a client's reads go to the primary just after its writes.
   if (config.replicas.urls.length > 0) app.use(readYourWrites(config.replicas.readAfterWrite));
 
   const collections = app.get<readonly Collection[]>(APP_COLLECTIONS);

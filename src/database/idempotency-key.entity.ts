@@ -1,8 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * A request sent with an Idempotency-Key and, once done, its stored response (CONTRACT §9;
- * src/rest/sql/idempotency.ts reads and writes it; migrations/1763900000000-safe-writes.ts).
+ * A request sent with an Idempotency-Key and, once done, its stored response, replayed for the same
+ * key and request until `expires_at` (src/rest/sql/idempotency.ts reads and writes it;
+ * migrations/1763900000000-safe-writes.ts).
  */
 @Entity('idempotency_keys')
 @Index('idx_idempotency_keys_expires_at', ['expires_at'])

@@ -14,7 +14,7 @@ import { parseXml } from '../sources';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** Query parameters that leave fields out of records (CONTRACT §8). */
+/** Query parameters that leave fields out of records: only, except and fields. */
 const SELECTION = /[?&](only|except|fields)=[^&]/;
 const SUFFIX = /\.[A-Za-z][A-Za-z0-9]*$/;
 const API = /^\/(api\/(demo|plain)|health)\//;

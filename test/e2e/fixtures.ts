@@ -55,7 +55,7 @@ export function dbTime(iso: string): string {
   return iso.replace('T', ' ').replace('Z', '');
 }
 
-/** The fields of a marble, in the order of the contract. */
+/** The fields of a marble, in the order every response gives them. */
 export const MARBLE_FIELDS =
   'id name radius_mm price is_discounted created_at updated_at user description picture'.split(' ');
 

@@ -1,5 +1,5 @@
 /**
- * Requests and the checks the contract prescribes for responses: the exact headers, the XML
+ * Requests and the checks every response must pass: the exact headers, the XML
  * framing, error bodies that leak nothing, Location, and server-set timestamps.
  */
 import type { Response } from 'supertest';
@@ -113,7 +113,7 @@ export function expectNotFound(res: Response, message: string): void {
   expectError(res, 404, { message });
 }
 
-/** The body of a create or update refused as invalid: the contract's message, the errors by field. */
+/** The body of a create or update refused as invalid: the fixed message, the errors by field. */
 export function invalid(errors: unknown) {
   return { message: VALIDATION_FAILED, errors };
 }
@@ -123,7 +123,7 @@ export function expectInvalid(res: Response, errors: unknown): void {
   expectError(res, 400, invalid(errors));
 }
 
-/** A bulk write refused as invalid: 422, the contract's message, errors aligned to the items. */
+/** A bulk write refused as invalid: 422, the fixed message, errors aligned to the items. */
 export function expectBulkInvalid(res: Response, errors: unknown[]): void {
   expectError(res, 422, { message: BULK_INVALID, errors });
 }

@@ -1,6 +1,6 @@
 /**
- * Errors of the read side (CONTRACT §1, §5): 404 for missing records, ids that are not positive
- * integers and unknown routes; 405 with Allow for a known path and a method it does not serve.
+ * Errors of the read side: 404 for missing records, ids that are not positive integers and unknown
+ * routes; 405 with Allow for a known path and a method it does not serve.
  */
 import type { Response } from 'supertest';
 import { useApp } from './harness';

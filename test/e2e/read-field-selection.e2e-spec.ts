@@ -1,6 +1,6 @@
 /**
- * Field selection (CONTRACT §8): `only`, `except` and `fields` on index and show, and on the
- * records of bulk responses; in JSON and XML; the SQL reads only what is sent.
+ * Field selection: `only`, `except` and `fields` on index and show, and on the records of bulk
+ * responses; in JSON and XML; the SQL reads only what is sent.
  */
 import { SqlDatabase } from '../sources';
 import { ANN, DRAMA, USERS, marbleRow, movieLinks, movieRow } from './fixtures';

@@ -1,8 +1,7 @@
 /**
- * Listing filters, ordering and search (CONTRACT §6) on the marbles: integers, decimals,
- * timestamps, booleans, null and nested fields; text matching must behave the same on SQLite and
- * MySQL (`%`, `_`, `\\` literal; case-insensitive search and contains, non-ASCII letters included;
- * exact equality).
+ * Listing filters, ordering and search on the marbles: integers, decimals, timestamps, booleans,
+ * null and nested fields; text matching must behave the same on SQLite and MySQL (`%`, `_`, `\\`
+ * literal; case-insensitive search and contains, non-ASCII letters included; exact equality).
  */
 import { useApp } from './harness';
 import { ANN, marbleRow, onePage, userRows } from './fixtures';

@@ -1,7 +1,7 @@
 /**
- * Listing filters, ordering and search (CONTRACT §6) on the e-mails, phone numbers and movies;
- * text matching must behave the same on SQLite and MySQL (`%`, `_` literal; case-insensitive
- * search and contains; exact equality). The marbles are in read-filtering-marbles.
+ * Listing filters, ordering and search on the e-mails, phone numbers and movies; text matching must
+ * behave the same on SQLite and MySQL (`%`, `_` literal; case-insensitive search and contains;
+ * exact equality). The marbles are in read-filtering-marbles.
  */
 import { useApp } from './harness';
 import { ANN, BOB, onePage, setBillingEmail, userRows, movieLinks } from './fixtures';

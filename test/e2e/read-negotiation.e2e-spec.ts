@@ -1,6 +1,6 @@
 /**
- * Format negotiation on every GET route (CONTRACT §1): path suffix, then `format=`, then Accept
- * with q-values; JSON by default; 406 for an explicit unsupported format; headers.
+ * Format negotiation on every GET route: path suffix, then `format=`, then Accept with q-values;
+ * JSON by default; 406 for an explicit unsupported format; headers.
  */
 import { useApp } from './harness';
 import {

@@ -1,6 +1,6 @@
 /**
- * Pagination of the enveloped listings (service interface, Limits; CONTRACT §6): page and
- * page_size rules, count and total_pages, next/previous URLs; movies are not paginated.
+ * Pagination of the enveloped listings: page and page_size rules, count and total_pages,
+ * next/previous URLs; movies are not paginated.
  */
 import { useApp } from './harness';
 import { onePage, userRows } from './fixtures';

@@ -1,6 +1,6 @@
 /**
- * Record shapes of the movies in JSON and XML (CONTRACT §2, §3): a bare array for the list, with
- * empty genres, real genres on a single movie, users ordered by id, an omitted main_genre.
+ * Record shapes of the movies in JSON and XML: a bare array for the list, with empty genres, real
+ * genres on a single movie, users ordered by id, an omitted main_genre.
  */
 import { useApp } from './harness';
 import { ANN, BOB, CLEO, userRows, movieLinks } from './fixtures';

@@ -1,7 +1,7 @@
 /**
- * Record shapes of the e-mails, marbles and phone numbers in JSON and XML (CONTRACT §2, §3):
- * field order, omitted references, nulls, canonical decimals, timestamps, nested users, list
- * roots, and stored text that could break a document. The movies are in read-shapes-movies.
+ * Record shapes of the e-mails, marbles and phone numbers in JSON and XML: field order, omitted
+ * references, nulls, canonical decimals, timestamps, nested users, list roots, and stored text that
+ * could break a document. The movies are in read-shapes-movies.
  */
 import { parseStringPromise } from 'xml2js';
 import { useApp } from './harness';

@@ -1,7 +1,7 @@
 /**
- * Hostile and broken request bodies (CONTRACT §4, §5): malformed JSON and XML, DTDs and
- * entities, unsupported content types and oversized bodies. Each answers the right 4xx, never
- * 500, leaks nothing, and stores nothing.
+ * Hostile and broken request bodies: malformed JSON and XML, DTDs and entities, unsupported content
+ * types and oversized bodies. Each answers the right 4xx, never 500, leaks nothing, and stores
+ * nothing.
  */
 import { useApp } from './harness';
 import { GENRES, USERS, marbleRow } from './fixtures';

@@ -1,8 +1,7 @@
 /**
- * Strange values in request bodies (CONTRACT §4, §5): errors in the negotiated format, lone
- * surrogates, huge numbers and special keys answer the right 4xx, never 500, leak nothing, and
- * store nothing; markup and SQL-looking text is stored exactly. Search and filter values with LIKE
- * wildcards are literal.
+ * Strange values in request bodies: errors in the negotiated format, lone surrogates, huge numbers
+ * and special keys answer the right 4xx, never 500, leak nothing, and store nothing; markup and
+ * SQL-looking text is stored exactly. Search and filter values with LIKE wildcards are literal.
  */
 import { parseStringPromise } from 'xml2js';
 import { Method, useApp } from './harness';

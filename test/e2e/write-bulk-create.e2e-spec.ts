@@ -1,7 +1,7 @@
 /**
- * Bulk create (CONTRACT §4): all or nothing, at most 1000 items, 422 with errors aligned to the
- * input (null for a valid item) when an item is invalid, 400 for a body of the wrong shape. Every
- * failure is checked to have changed nothing by reading the table back.
+ * Bulk create: all or nothing, at most 1000 items, 422 with errors aligned to the input (null for a
+ * valid item) when an item is invalid, 400 for a body of the wrong shape. Every failure is checked
+ * to have changed nothing by reading the table back.
  */
 import { useApp } from './harness';
 import {

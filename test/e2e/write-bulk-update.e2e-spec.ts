@@ -1,8 +1,8 @@
 /**
- * update_all, the bulk update (CONTRACT §4): all or nothing, 422 with errors aligned to the input
- * (null for a valid item) when an item is invalid, 400 for a body of the wrong shape or an id that
- * does not exist, and 405 where a collection has no bulk update. Every failure is checked to have
- * changed nothing by reading the table back.
+ * update_all, the bulk update: all or nothing, 422 with errors aligned to the input (null for a
+ * valid item) when an item is invalid, 400 for a body of the wrong shape or an id that does not
+ * exist, and 405 where a collection has no bulk update. Every failure is checked to have changed
+ * nothing by reading the table back.
  */
 import { useApp } from './harness';
 import {

@@ -1,8 +1,8 @@
 /**
- * Create on the e-mails and phone numbers (CONTRACT §3, §4): 201 with the record and Location,
- * bare and wrapped bodies in JSON and XML, numbers kept exactly as sent, read-only fields
- * ignored, and every validation rule with every invalid field reported at once. Each write is
- * checked against the stored rows.
+ * Create on the e-mails and phone numbers: 201 with the record and Location, bare and wrapped
+ * bodies in JSON and XML, numbers kept exactly as sent, read-only fields ignored, and every
+ * validation rule with every invalid field reported at once. Each write is checked against the
+ * stored rows.
  */
 import { useApp } from './harness';
 import { ANN, BOB, CLEO, USERS } from './fixtures';

@@ -1,7 +1,7 @@
 /**
- * Create on the marbles, the validation rules (CONTRACT §3, §4): unknown fields rejected, every
- * invalid field reported at once, required and nullable fields, lengths, ranges and precision,
- * and users that must exist; a refused create stores nothing.
+ * Create on the marbles, the validation rules: unknown fields rejected, every invalid field
+ * reported at once, required and nullable fields, lengths, ranges and precision, and users that
+ * must exist; a refused create stores nothing.
  */
 import { useApp } from './harness';
 import { USERS, marbleRow, storedMarble } from './fixtures';

@@ -1,8 +1,8 @@
 /**
- * Create on the marbles (CONTRACT §3, §4): 201 with the record and an absolute Location, bare and
- * wrapped bodies in JSON and XML, coercion of numeric strings and boolean spellings, defaults, and
- * read-only fields ignored. Each write is checked against the stored rows. The validation rules
- * are in write-create-marble-rules.
+ * Create on the marbles: 201 with the record and an absolute Location, bare and wrapped bodies in
+ * JSON and XML, coercion of numeric strings and boolean spellings, defaults, and read-only fields
+ * ignored. Each write is checked against the stored rows. The validation rules are in
+ * write-create-marble-rules.
  */
 import { useApp } from './harness';
 import { ANN, BOB, MARBLE_FIELDS, USERS, createdMarble, marbleRow, storedMarble } from './fixtures';

@@ -1,7 +1,7 @@
 /**
- * Create on the movies (CONTRACT §3, §4): 201 with the record and Location, genres and users
- * linked from genre_ids and user_ids in JSON and XML, defaults, read-only fields ignored, every
- * validation rule, and no bulk create. Each write is checked against the stored rows and links.
+ * Create on the movies: 201 with the record and Location, genres and users linked from genre_ids
+ * and user_ids in JSON and XML, defaults, read-only fields ignored, every validation rule, and no
+ * bulk create. Each write is checked against the stored rows and links.
  */
 import { useApp } from './harness';
 import { ACTION, ANN, BOB, CLEO, COMEDY, DRAMA, GENRES, USERS, dbTime, movieRow } from './fixtures';

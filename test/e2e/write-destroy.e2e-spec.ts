@@ -1,7 +1,7 @@
 /**
- * Destroy and destroy_all (CONTRACT §4): 204 with an empty body and the row gone, 404 after;
- * destroy_all takes an array of ids, answers the deleted records, and deletes nothing at all when
- * the body is not an array of ids or names an id that does not exist.
+ * Destroy and destroy_all: 204 with an empty body and the row gone, 404 after; destroy_all takes an
+ * array of ids, answers the deleted records, and deletes nothing at all when the body is not an
+ * array of ids or names an id that does not exist.
  */
 import type { Response } from 'supertest';
 import { useApp } from './harness';

@@ -1,7 +1,7 @@
 /**
- * The one-primary rule of e-mails (CONTRACT §3): at most one e-mail per user is primary; making
- * one primary clears the flag on that user's others in the same request, and leaves other users'
- * addresses alone. Every case reads all of the users' e-mails back.
+ * The one-primary rule of e-mails: at most one e-mail per user is primary; making one primary
+ * clears the flag on that user's others in the same request, and leaves other users' addresses
+ * alone. Every case reads all of the users' e-mails back.
  */
 import { useApp } from './harness';
 import { ANN, BOB, CLEO, USERS } from './fixtures';

@@ -1,9 +1,9 @@
 /**
- * Idempotency-Key on every write (CONTRACT §9): the first request runs, its response is stored
- * with its write; the same request again gets that response byte for byte with
- * `Idempotent-Replayed: true` and writes nothing; another request under the key is 422; a key
- * whose request is still running is 409, on one instance or two; 4xx answers are stored too;
- * malformed keys are 400; expired keys start over and are purged.
+ * Idempotency-Key on every write: the first request runs, its response is stored with its write;
+ * the same request again gets that response byte for byte with `Idempotent-Replayed: true` and
+ * writes nothing; another request under the key is 422; a key whose request is still running is
+ * 409, on one instance or two; 4xx answers are stored too; malformed keys are 400; expired keys
+ * start over and are purged.
  */
 import { createHash } from 'node:crypto';
 import { AddressInfo, connect } from 'node:net';

@@ -1,7 +1,7 @@
 /**
- * The marble actions (CONTRACT §4): adjust_price and toggle_is_discounted, their answers in JSON
- * and XML, their errors, and their atomicity under concurrent requests; and concurrent creates of
- * one unique name, which must end in one 201 and 400s, never 500.
+ * The marble actions: adjust_price and toggle_is_discounted, their answers in JSON and XML, their
+ * errors, and their atomicity under concurrent requests; and concurrent creates of one unique name,
+ * which must end in one 201 and 400s, never 500.
  */
 import { useApp } from './harness';
 import { T1, T2, USERS, dbTime, marbleRow } from './fixtures';

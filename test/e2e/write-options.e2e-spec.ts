@@ -1,7 +1,7 @@
 /**
- * OPTIONS on each collection (CONTRACT §4): 200, an `Allow` header, and an OpenAPI 3 document
- * of exactly that collection's routes, whose input schema states the writable fields and their
- * rules. And 405 with `Allow` for methods a path does not serve (CONTRACT §1, §5).
+ * OPTIONS on each collection: 200, an `Allow` header, and an OpenAPI 3 document of exactly that
+ * collection's routes, whose input schema states the writable fields and their rules. And 405 with
+ * `Allow` for methods a path does not serve.
  */
 import { useApp } from './harness';
 import { RECORD_PATHS, movieRow } from './fixtures';

@@ -1,8 +1,8 @@
 /**
- * Preconditions on records (CONTRACT §9): the strong ETag of every single-record response, the
- * same in JSON and XML and new after every write; If-Match on PUT, PATCH, DELETE and the marble
- * actions (stale: 412, nothing changed; `*`: the record must exist); one 200 out of ten
- * concurrent writes with the same If-Match; REQUIRE_IF_MATCH (428).
+ * Preconditions on records: the strong ETag of every single-record response, the same in JSON and
+ * XML and new after every write; If-Match on PUT, PATCH, DELETE and the marble actions (stale: 412,
+ * nothing changed; `*`: the record must exist); one 200 out of ten concurrent writes with the same
+ * If-Match; REQUIRE_IF_MATCH (428).
  */
 import type { Response } from 'supertest';
 import { TestApp, useApp } from './harness';

@@ -1,8 +1,8 @@
 /**
- * Database unreachable (CONTRACT §5): 503 with a `Retry-After` header and a `{message}` body in
- * the negotiated format, with no driver text. The database is made unreachable by closing the
- * application's connection pool after start. Recovery without a restart (the service reconnecting
- * when the database comes back) is not covered here: a closed pool does not come back.
+ * Database unreachable: 503 with a `Retry-After` header and a `{message}` body in the negotiated
+ * format, with no driver text. The database is made unreachable by closing the application's
+ * connection pool after start. Recovery without a restart (the service reconnecting when the
+ * database comes back) is not covered here: a closed pool does not come back.
  */
 import type { Response } from 'supertest';
 import { useApp } from './harness';

@@ -1,7 +1,7 @@
 /**
- * Update of one e-mail or phone number (CONTRACT §4): PUT and PATCH are both partial, numbers
- * kept exactly as sent, 404 for a missing or malformed id, read-only fields sent back ignored,
- * and invalid updates change nothing. Every write is checked against the stored rows.
+ * Update of one e-mail or phone number: PUT and PATCH are both partial, numbers kept exactly as
+ * sent, 404 for a missing or malformed id, read-only fields sent back ignored, and invalid updates
+ * change nothing. Every write is checked against the stored rows.
  */
 import { useApp } from './harness';
 import { ANN, BOB, CLEO, TWO_EMAILS, TWO_PHONES, USERS } from './fixtures';

@@ -1,8 +1,8 @@
 /**
- * Update of one marble (CONTRACT §4): PUT and PATCH are both partial, 404 for a missing or
- * malformed id, `updated_at` moves forward on every update and `created_at` never does, read-only
- * fields sent back are ignored, and invalid updates change nothing. Every write is checked
- * against the stored rows.
+ * Update of one marble: PUT and PATCH are both partial, 404 for a missing or malformed id,
+ * `updated_at` moves forward on every update and `created_at` never does, read-only fields sent
+ * back are ignored, and invalid updates change nothing. Every write is checked against the stored
+ * rows.
  */
 import { useApp } from './harness';
 import { ANN, CLEO, T1_ISO, USERS, dbTime, marbleRow } from './fixtures';

@@ -1,8 +1,8 @@
 /**
- * Update of one movie (CONTRACT §4): genre_ids and user_ids replace its relations, relations not
- * sent are kept, `updated_at` moves forward and `created_at` never does, 404 for a missing or
- * malformed id, and invalid updates change nothing, links included. Every write is checked
- * against the stored rows and links.
+ * Update of one movie: genre_ids and user_ids replace its relations, relations not sent are kept,
+ * `updated_at` moves forward and `created_at` never does, 404 for a missing or malformed id, and
+ * invalid updates change nothing, links included. Every write is checked against the stored rows
+ * and links.
  */
 import { useApp } from './harness';
 import {

@@ -1,8 +1,8 @@
 /**
  * The interactive API documentation in a real headless browser (Debian's Chromium driven by
- * playwright-core): the page loads from this service alone, lists the four collections in the
- * order of the interface document, Authorize takes the write token, and "Try it out" with the
- * page's default example succeeds on every operation against the demo data.
+ * playwright-core): the page loads from this service alone, lists the four collections in the order
+ * emails, phone numbers, marbles, movies, Authorize takes the write token, and "Try it out" with
+ * the page's default example succeeds on every operation against the demo data.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-/** Field name → messages: the `errors` member of an error body (CONTRACT §5). */
+/** Field name → messages: the `errors` member of an error body `{message, errors?}`. */
 export type FieldErrors = Record<string, string[]>;
 
 /**

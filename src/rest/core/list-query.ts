@@ -1,7 +1,7 @@
 /**
- * Turns the query string of an index request into a typed ListQuery (CONTRACT §6). Knows nothing
- * of Nest or TypeORM: a collection hands in the paths it declares, and only those paths are ever
- * recognised, so nothing a client sends is taken as a name.
+ * Turns the query string of an index request into a typed ListQuery: filters, ordering, search and
+ * page. Knows nothing of Nest or TypeORM: a collection hands in the paths it declares, and only
+ * those paths are ever recognised, so nothing a client sends is taken as a name.
  */
 import { RecordError } from './errors';
 import { ScalarType } from './fields';

@@ -53,8 +53,8 @@ function whole(raw: string): number {
 }
 
 /**
- * Page-number pagination (service interface, Limits). `options` null means pagination is
- * disabled and every request gets the whole filtered set.
+ * Page-number pagination with a default size, a client override and a cap. `options` null means
+ * pagination is disabled and every request gets the whole filtered set.
  */
 export class Paginator {
   constructor(readonly options: Readonly<PaginatorOptions> | null) {}

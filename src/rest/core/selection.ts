@@ -1,7 +1,7 @@
 /**
- * Field selection (CONTRACT §8): `only=id,name` keeps the named fields of each record, `except=c`
- * drops them, `fields=` is another name for `only`. Fields keep their declared order; a nested
- * reference is a field like any other and is kept or dropped whole.
+ * Field selection: `only=id,name` keeps the named fields of each record, `except=c` drops them,
+ * `fields=` is another name for `only`. Fields keep their declared order; a nested reference is a
+ * field like any other and is kept or dropped whole.
  */
 import { InvalidQueryError, QueryParams, last } from './list-query';
 import { ResourceDefinition, perResource } from './resource';

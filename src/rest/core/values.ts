@@ -1,4 +1,7 @@
-/** Conversions between database values and their API forms (CONTRACT §2). */
+/**
+ * Conversions between database values and their API forms: decimals as canonical strings,
+ * timestamps in UTC with milliseconds, booleans and integers from whatever the driver returns.
+ */
 
 /** Largest value of the 32-bit integer columns ids and counts live in. */
 export const INT_MAX = 2147483647;

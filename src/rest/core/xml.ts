@@ -1,5 +1,7 @@
 /**
- * XML encoding of response bodies (CONTRACT §2).
+ * XML encoding of response bodies: the XML declaration first, root `hash` for an object and
+ * `objects type="array"` for a bare list, `-` for `_` in names, `type` attributes on arrays,
+ * integers, booleans, decimals and timestamps, `nil="true"` for null.
  *
  * The encoder is driven by a shape computed once per collection from its field declarations, so
  * the `type` attribute of a value comes from its declaration (a decimal and a string are both

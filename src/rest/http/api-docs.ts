@@ -44,11 +44,11 @@ export interface DocumentSettings {
   version: string;
   /** Writes need `Authorization: Bearer <token>`. */
   token: boolean;
-  /** Collections (plural names) in the order the interface document lists them. */
+  /** Collections (plural names), in the order their routes appear in the document. */
   order: readonly string[];
 }
 
-/** Methods in the order the interface document lists them. */
+/** Methods in the order each path lists its operations. */
 const METHODS: [RequestMethod, string][] = [
   [RequestMethod.GET, 'get'],
   [RequestMethod.POST, 'post'],

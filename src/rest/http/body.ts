@@ -1,6 +1,7 @@
 /**
- * Request bodies (CONTRACT §4): JSON, or XML by the §2 conventions in reverse. Installed as
- * Express middleware in place of Nest's body parser, so that every failure (malformed, too large,
+ * Request bodies: JSON, or XML read by the conventions of the XML responses (`-` for `_` in names,
+ * `type` attributes, `nil="true"`, items of a `type="array"` element). Installed as Express
+ * middleware in place of Nest's body parser, so that every failure (malformed, too large,
  * unsupported type) answers in the negotiated format like any other error.
  */
 import { raw, type NextFunction, type Request, type Response } from 'express';

@@ -29,10 +29,11 @@ const routeIf = (on: boolean, ...decorators: MethodDecorator[]) =>
   on ? applyDecorators(...decorators) : () => undefined;
 
 /**
- * The standard routes of a collection (service interface, Endpoints), as its declaration states
- * them, for a controller to extend: `class MarblesController extends CollectionController(MARBLES)`,
- * with `@Controller(MARBLES.path)` on the subclass and any route of its own (adjust_price) as an
- * ordinary method there. Handlers are one line each; the work is in the service.
+ * The standard routes of a collection (index, create, the bulk writes, options, ping, show, update,
+ * destroy), as its declaration states them, for a controller to extend:
+ * `class MarblesController extends CollectionController(MARBLES)`, with `@Controller(MARBLES.path)`
+ * on the subclass and any route of its own (adjust_price) as an ordinary method there. Handlers are
+ * one line each; the work is in the service.
  */
 export function CollectionController(resource: ResourceDefinition) {
   const Id = new RecordIdPipe(resource);

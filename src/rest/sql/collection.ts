@@ -44,7 +44,7 @@ export class RecordCollection {
     return this.paginator.page(request, result.records, result.count);
   }
 
-  /** One record (its selected fields, CONTRACT §8), or "Marble 7 not found." */
+  /** One record (only its selected fields), or "Marble 7 not found." */
   async show(id: number, params: QueryParams = {}): Promise<ApiRecord> {
     const record = await this.records.findById(id, parseSelection(params, this.resource));
     if (!record) throw RecordError.notFound(this.resource.label, id);

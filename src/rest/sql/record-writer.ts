@@ -1,9 +1,9 @@
 /**
- * Every write of a collection (CONTRACT §4), driven by its declaration: create, update and
- * destroy of one record, the all-or-nothing bulk forms, and changes of one record computed from
- * its stored values (the marble actions). Each request is one transaction: validation,
- * existence and uniqueness checks, the writes and the declared rules commit together or not at
- * all. Failures are RecordErrors; the HTTP layer picks their status.
+ * Every write of a collection, driven by its declaration: create, update and destroy of one record,
+ * the all-or-nothing bulk forms, and changes of one record computed from its stored values (the
+ * marble actions). Each request is one transaction: validation, existence and uniqueness checks,
+ * the writes and the declared rules commit together or not at all. Failures are RecordErrors; the
+ * HTTP layer picks their status.
  */
 import { FieldErrors, RecordError } from '../core/errors';
 import { CollectionField, ScalarField } from '../core/fields';

@@ -1,7 +1,8 @@
 /**
- * The database going away and coming back, without restarting the service (CONTRACT §5). The
- * app talks to MariaDB through a TCP proxy that the test stops and starts. MySQL only: an
- * embedded SQLite file cannot become unreachable this way.
+ * The database going away and coming back, without restarting the service: 503 with Retry-After
+ * while it is gone, normal answers once it is back. The app talks to MariaDB through a TCP proxy
+ * that the test stops and starts. MySQL only: an embedded SQLite file cannot become unreachable
+ * this way.
  */
 import { AddressInfo, Server, Socket, connect, createServer } from 'node:net';
 import { testDatabase, useApp } from '../harness';

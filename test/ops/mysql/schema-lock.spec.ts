@@ -1,7 +1,7 @@
 /**
- * Replicas starting together on one new MySQL database (CONTRACT §7; src/database/migrate.ts):
- * migrations and the demo data run under a named lock, so both processes become ready, every
- * table exists once, each migration is recorded once and the demo data is loaded once.
+ * Replicas starting together on one new MySQL database (src/database/migrate.ts): migrations and
+ * the demo data run under a named lock, so both processes become ready, every table exists once,
+ * each migration is recorded once and the demo data is loaded once.
  *
  * Needs MySQL: OPS_MYSQL_URL names the server (mysql://root@127.0.0.1:3306). `npm test` sets it
  * when it prepared MySQL and leaves this directory out otherwise.

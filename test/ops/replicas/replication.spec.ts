@@ -1,8 +1,8 @@
 /**
- * Scale-out (issue 9, CONTRACT §10): a MariaDB primary and a GTID replica of it (two mariadbd
- * processes of this suite's own, scripts/mariadb-pair.js), two instances of the compiled service
- * reading from the replica, and nginx balancing them, all on the loopback. Every process is
- * started here and stopped here by its PID.
+ * Scale-out (issue 9): a MariaDB primary and a GTID replica of it (two mariadbd processes of this
+ * suite's own, scripts/mariadb-pair.js), two instances of the compiled service reading from the
+ * replica, and nginx balancing them, all on the loopback. Every process is started here and stopped
+ * here by its PID.
  *
  * Needs the MariaDB server binaries (mariadbd, mariadb-install-db) and nginx; `npm test` leaves
  * this folder out and reports it as not run where they are missing (a failure under CI).

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '../../../src/config/configuration';
 
 const COLLECTIONS = ['emails', 'marbles', 'phone_numbers', 'movies'];
 
-describe('PAGE_TOTAL_COUNT settings (CONTRACT §10)', () => {
+describe('PAGE_TOTAL_COUNT settings: the count on or off, for all or one collection', () => {
   it('should count by default, for every collection', () => {
     const config = loadConfig({}, COLLECTIONS);
     expect(config.pageTotalCount).toBe(true);

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '../../../src/config/configuration';
 
 const MYSQL = 'mysql://app:pw@db:3306/records';
 
-describe('read replica settings (CONTRACT §10)', () => {
+describe('read replica settings: replica URLs, read-after-write window, lag limit', () => {
   it('should have no replicas, a 2 s read-after-write window and a 5 s lag limit by default', () => {
     expect(loadConfig({ DATABASE_URL: MYSQL }).replicas).toEqual({
       urls: [],

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../../../src/config/configuration';
 
-describe('safe-write settings (CONTRACT §9)', () => {
+describe('safe-write settings: idempotency retention and REQUIRE_IF_MATCH', () => {
   it('should keep idempotent responses 24 hours and not require If-Match by default', () => {
     const config = loadConfig({});
     expect(config.idempotencyTtlMs).toBe(24 * 3600 * 1000);

@@ -5,7 +5,7 @@ const BASE = 'http://localhost:3000/api/demo/marbles';
 const rows = (...ids: number[]) => ids.map((id) => ({ id }));
 
 describe('buildEnvelope', () => {
-  it('should put every field in the order of the interface document on a middle page', () => {
+  it('should order count, page, page_size, total_pages, next, previous, results', () => {
     const envelope = buildEnvelope(new Page(rows(3, 4), 2, 2, 5, true, 'page'), BASE, 'page=2');
     expect(JSON.stringify(envelope)).toBe(
       '{"count":5,"page":2,"page_size":2,"total_pages":3,' +

@@ -19,7 +19,7 @@ const rows = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => ({ id: from + i }));
 
 describe('DEFAULT_PAGINATOR_OPTIONS', () => {
-  it('should hold the defaults of the interface document', () => {
+  it('should default to pages of 20, params page and page_size, a cap of 40 and a count', () => {
     expect(DEFAULT_PAGINATOR_OPTIONS).toStrictEqual({
       pageSize: 20,
       pageQueryParam: 'page',
