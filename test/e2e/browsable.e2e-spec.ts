@@ -153,6 +153,36 @@ describe('browsable API (HTML pages)', () => {
       },
     );
 
+    it('should show the front door to a browser as a page of links to follow', async () => {
+      const res = await http().get('/').set('Accept', BROWSER);
+      expectPage(res);
+      const page = squash(res.text);
+      const origin = `http://${new URL(res.request.url).host}`;
+      expect(page).toContain(
+        '<title>Links to the collections, the documentation and the health routes (/) · Record collections</title>',
+      );
+      for (const path of [
+        '/api/demo/marbles/',
+        '/api/plain/movies/',
+        '/api/docs/',
+        '/health/ready',
+      ]) {
+        expect(page).toContain(`<a href="${origin}${path}">${origin}${path}</a>`);
+      }
+      expect(page).toContain('href="/?format=json">JSON</a>');
+    });
+
+    it('should keep asking for HTML the way the page was asked in its links', async () => {
+      const suffixed = squash((await http().get('/api/demo/marbles/1.html')).text);
+      expect(suffixed).toContain('href="/api/demo/marbles.html"');
+      const query = squash((await http().get('/api/demo/marbles/1?format=html')).text);
+      expect(query).toContain('href="/api/demo/marbles?format=html"');
+      const accepted = squash(
+        (await http().get('/api/demo/marbles/1').set('Accept', BROWSER)).text,
+      );
+      expect(accepted).toContain('href="/api/demo/marbles"');
+    });
+
     it('should answer HEAD like GET, without a body', async () => {
       const res = await http().head('/api/demo/marbles/1').set('Accept', BROWSER);
       expectPage(res);

@@ -61,6 +61,15 @@ describe('the front door', () => {
     );
   });
 
+  it('should take a format suffix on /api, as every route does', async () => {
+    const xml = await t.http().get('/api.xml');
+    expectXml(xml, 200);
+    expect(xml.text).toContain(`<docs>${expected(new URL(xml.request.url).host).docs}</docs>`);
+    const json = await t.http().get('/api.json');
+    expectJson(json, 200);
+    expect(json.body).toEqual(expected(new URL(json.request.url).host));
+  });
+
   it('should answer 406 for a format other than json or xml, as every route does', async () => {
     const res = await t.http().get('/?format=yaml');
     expectJson(res, 406);

@@ -13,7 +13,7 @@ import { Field, ScalarField, ScalarType } from './fields';
 import { words } from './names';
 import { Page } from './paginator';
 import { ResourceDefinition, perResource } from './resource';
-import { Html, href, join, markup } from './html-template';
+import { Html, href, isSafeUrl, join, markup } from './html-template';
 
 /** The static files of the page, under their content-hashed URLs. */
 export interface PageAssets {
@@ -30,7 +30,7 @@ export interface RecordAction {
   fields: { name: string; type: ScalarType }[];
 }
 
-/** How the page was asked for: by Accept, by the `.markup` suffix, or by `format=markup`. */
+/** How the page was asked for: by Accept, by the `.html` suffix, or by `format=html`. */
 export type HtmlRequest = 'accept' | 'suffix' | 'query';
 
 /** The request and response around a page. */
@@ -93,6 +93,7 @@ export type PageData =
   | { kind: 'bare-list'; records: Row[] }
   | { kind: 'record'; record: Row }
   | { kind: 'message'; message: string; records?: Row[] }
+  | { kind: 'object'; value: Row }
   | { kind: 'document' };
 
 /** The answer's body in JSON (pretty-printed) and XML, as the other renderers write it. */
@@ -115,6 +116,7 @@ export function resultPage(
     else if (data.kind === 'record') body = recordBody(data.record, resource, ctx);
   }
   if (data.kind === 'message') body = messageBody(data.message, data.records, resource, ctx);
+  if (data.kind === 'object') body = objectBody(data.value);
   return layout(ctx, resource, body, bodies.json, bodies.xml);
 }
 
@@ -172,8 +174,11 @@ function layout(
   xml: string,
 ): string {
   const formats = withoutFormat(ctx.query);
+  // The root takes no suffix: `/?format=json`.
   const suffixed = (suffix: string) =>
-    ctx.path.replace(/\/$/, '') + suffix + (formats ? `?${formats}` : '');
+    ctx.path === '/'
+      ? `/?${formats ? `${formats}&` : ''}format=${suffix.slice(1)}`
+      : ctx.path.replace(/\/$/, '') + suffix + (formats ? `?${formats}` : '');
   const requestLine = `${ctx.method} ${ctx.path}${ctx.asked === 'suffix' ? '.html' : ''}${ctx.query ? `?${ctx.query}` : ''}`;
   const page = markup`<!doctype html>
     <html lang="en">
@@ -290,7 +295,7 @@ function linkTo(ctx: PageContext, path: string, query = ''): string {
   if (ctx.asked === 'suffix') return `${path}.html${query ? `?${query}` : ''}`;
   if (ctx.asked === 'query') {
     const kept = withoutFormat(query);
-    return `${path}?${kept ? `${kept}&` : ''}format=markup`;
+    return `${path}?${kept ? `${kept}&` : ''}format=html`;
   }
   return query ? `${path}?${query}` : path;
 }
@@ -406,6 +411,34 @@ function messageBody(
     <p class="message">${message}</p>
     ${records && resource ? recordsTable(records, resource, ctx, 'message-h') : undefined}
   </section>`;
+}
+
+/**
+ * An answer that is no record of a collection (the front door, health): its members as a nested
+ * list, each web address a link, so that a person can follow them.
+ */
+function objectBody(value: Row): Html {
+  return markup`<section aria-labelledby="object-h">
+    <h2 id="object-h">Contents</h2>
+    ${members(value)}
+  </section>`;
+}
+
+function members(value: Row): Html {
+  return markup`<dl class="members">
+    ${Object.entries(value).map(
+      ([name, member]) =>
+        markup`<dt>${name}</dt>
+          <dd>${member !== null && typeof member === 'object' && !Array.isArray(member) ? members(member as Row) : memberValue(member)}</dd>`,
+    )}
+  </dl>`;
+}
+
+function memberValue(value: unknown): Html {
+  if (typeof value === 'string' && /^https?:\/\//i.test(value) && isSafeUrl(value)) {
+    return markup`<a href="${href(value)}">${value}</a>`;
+  }
+  return cell(value);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 /**
- * Record validators and preconditions (CONTRACT §9): every stored record has a version, bumped by
+ * Record validators and preconditions for safe writes: every stored record has a version, bumped by
  * each write; its strong entity tag is `"<id>.<version>"`, the same in JSON and XML. `If-Match`
  * names the tags a write may change, or `*` (any current record).
  */

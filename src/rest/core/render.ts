@@ -210,7 +210,8 @@ export const RENDERERS: Record<Format, Renderer> = {
       } else if (result instanceof ShapelessBody) {
         data = { kind: 'document' };
         json = result.value;
-      } else data = { kind: 'record', record: result as Row };
+      } else if (resource) data = { kind: 'record', record: result as Row };
+      else data = { kind: 'object', value: result as Row };
       const bodies = { json: JSON.stringify(json, null, 2), xml };
       return resultPage(data, resource, pageContext(request, headers), bodies);
     },

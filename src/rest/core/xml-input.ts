@@ -1,5 +1,5 @@
 /**
- * XML request bodies, read by the conventions of CONTRACT §2 in reverse: `type="integer"`,
+ * XML request bodies, read by the response encoding's conventions in reverse: `type="integer"`,
  * `type="boolean"`, `type="array"` and `nil="true"` attributes, dashed names as underscored keys.
  */
 import sax from 'sax';

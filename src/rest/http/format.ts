@@ -3,8 +3,11 @@ import { Format } from '../core/render';
 import { sendError } from './respond';
 
 const SUFFIX = /\.([A-Za-z][A-Za-z0-9]*)\/?$/;
-/** Routes that take a format suffix: the collections and health, not the documentation pages. */
-const SUFFIXED = /^\/(api\/(demo|plain)|health)\//;
+/**
+ * Routes that take a format suffix: the collections, health and the front door (`/api.xml`), not
+ * the documentation pages (`/api/openapi.json` is a file name, not a suffix).
+ */
+const SUFFIXED = /^\/(api\/(demo|plain)\/|health\/|api\.)/;
 
 /**
  * Express middleware, first in the chain: path suffix, then `format=`, then the `Accept` header.

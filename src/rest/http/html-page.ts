@@ -45,7 +45,7 @@ export class BrowsablePages {
     const key = `${req.method} ${route}`;
     let found = this.titles.get(key);
     if (!found) {
-      const path = route.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '');
+      const path = route.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
       const op = this.paths[path]?.[req.method === 'HEAD' ? 'get' : req.method.toLowerCase()];
       found = { title: op?.summary ?? path, description: op?.description };
       this.titles.set(key, found);
