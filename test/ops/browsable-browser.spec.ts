@@ -9,13 +9,13 @@
  * Screenshots of each page go to test-output/.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './chromium';
 import { useApp } from '../e2e/harness';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = join(__dirname, '..', '..', 'test-output');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const TOKEN = 'browsable-test-token-0123456789';
@@ -37,24 +37,10 @@ describe('browsable API in a browser', () => {
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`No Chromium at ${CHROMIUM} (apt-get install chromium)`);
     mkdirSync(OUTPUT, { recursive: true });
     const server = await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -4,13 +4,13 @@
  * emails, phone numbers, marbles, movies, Authorize takes the write token, and "Try it out" with
  * the page's default example succeeds on every operation against the demo data.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, Browser } from 'playwright-core';
+import { Browser } from 'playwright-core';
+import { launchChromium } from './chromium';
 import { useApp } from '../e2e/harness';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT = join(__dirname, '..', '..', 'test-output', 'api-docs.png');
 
 describe('API documentation page in a browser', () => {
@@ -24,23 +24,9 @@ describe('API documentation page in a browser', () => {
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`No Chromium at ${CHROMIUM} (apt-get install chromium)`);
     const server = await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
