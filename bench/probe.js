@@ -275,7 +275,8 @@ async function acknowledgedWrites(port, db, seconds) {
         // A keyed create that failed is retried with its key until it is answered: the
         // service must either replay it or run it once.
         retried.set(key, name);
-        const until = Date.now() + 90_000;
+        const since = Date.now();
+        const until = since + 90_000;
         while (res.status !== 201 && Date.now() < until) {
           if (res.status === 400 || res.status === 422) break;
           await sleep(500);
@@ -283,6 +284,7 @@ async function acknowledgedWrites(port, db, seconds) {
         }
         // The create ran again: the name's unique key refused it (the first one had been
         // written, the key did not know).
+        if (res.status === 201) stats.settleMs = Math.max(stats.settleMs, Date.now() - since);
         if (/already exists/.test(res.text ?? '')) stats.duplicates++;
         else if (res.status !== 201) stats.unsettled++;
       }
@@ -628,6 +630,7 @@ async function main() {
     check(
       'Keys retried after a failure / duplicates',
       `${ack.retriedKeys} / ${ack.duplicates}` +
+        (ack.retriedKeys ? ` (answered 201 within ${(ack.settleMs / 1000).toFixed(1)} s)` : '') +
         (ack.unsettled ? ` (${ack.unsettled} never answered 201 in 90 s)` : ''),
       ack.duplicates === 0 && ack.unsettled === 0,
     );
@@ -658,6 +661,8 @@ async function main() {
       flood.baseline.failed === 0 && flood.attacked.failed === 0,
     );
     console.log(lib.table(['Check', 'Figure', 'Verdict'], rows));
+    const load = os.loadavg().map((l) => l.toFixed(2));
+    console.log(`Load average at the end: ${load.join(', ')} (${os.cpus().length} CPUs)`);
     if (ack.lost) console.log(`Lost: ${ack.lostNames.join(', ')}`);
     if (tokens.changed.length) console.log(`Changed without the token: ${tokens.changed}`);
   } finally {
