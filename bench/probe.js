@@ -247,6 +247,7 @@ async function acknowledgedWrites(port, db, seconds) {
     retriedKeys: 0,
     duplicates: 0,
     unsettled: 0,
+    settleMs: 0,
   };
   const retried = new Map(); // key -> name
   const statuses = {};
