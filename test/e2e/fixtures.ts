@@ -1,7 +1,8 @@
 /**
  * Rows the suites start from and the values they expect back: users and genres, stored marble and
- * movie rows with every column, fixture timestamps in both forms,.
+ * movie rows with every column, fixture timestamps in both forms, the paths of the collections.
  */
+import { COLLECTIONS } from '../sources';
 import { Row, Tables, TestApp } from './harness';
 
 export const ANN = { id: 1, login: 'ann' };
@@ -12,21 +13,11 @@ export const ACTION = { id: 1, name: 'Action' };
 export const DRAMA = { id: 2, name: 'Drama' };
 export const COMEDY = { id: 3, name: 'Comedy' };
 
-/** The index path of each collection. */
-export const COLLECTION_PATHS = [
-  '/api/demo/emails',
-  '/api/demo/phone_numbers',
-  '/api/demo/marbles',
-  '/api/plain/movies',
-];
+/** The index path of each collection the application serves. */
+export const COLLECTION_PATHS = COLLECTIONS.map((c) => c.declaration.path);
 
 /** The path of record 1 of each collection. */
-export const RECORD_PATHS = [
-  '/api/demo/marbles/1',
-  '/api/demo/emails/1',
-  '/api/demo/phone_numbers/1',
-  '/api/plain/movies/1',
-];
+export const RECORD_PATHS = COLLECTION_PATHS.map((path) => `${path}/1`);
 
 /** Users with these logins, ids 1, 2, …, and no billing addresses yet. */
 export function userRows(...logins: string[]): Row[] {
