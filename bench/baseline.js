@@ -3,7 +3,7 @@
  * Hand-written baseline for `npm run bench`: plain `node:http` + `mysql2`, no framework, no ORM.
  *
  * It does the same job as the service for the benchmarked routes and answers them with
- * byte-identical bodies (CONTRACT §2, §3, §6), so that the benchmark measures what the service's
+ * byte-identical bodies (the same encodings, records and list rules), so that the benchmark measures what the service's
  * layers cost, not a different amount of work:
  *
  *   GET /api/demo/marbles[.json|.xml][?page=N&page_size=M&ordering=-price&search=text]
@@ -30,14 +30,14 @@
  * joined and read in full, so a deep OFFSET never drags whole rows through the sort or the skip.
  *
  * `ordering` (root-table columns, `-` for descending, `id` as the final tie-breaker) and `search`
- * (LOWER(column) LIKE '%text%' over the searchable columns) follow CONTRACT §6 with the service's
+ * (LOWER(column) LIKE '%text%' over the searchable columns) follow the listing rules with the service's
  * SQL, so that the results are the same rows. Filters, ordering by a related field (501), Accept
  * negotiation, Idempotency-Key and writes of other collections are not implemented (they are not
  * benchmarked against it); other routes are 404.
  *
  * Environment: DATABASE_URL (mysql://user:pass@host:3306/db), PORT, HOST (default 127.0.0.1),
  * PAGE_TOTAL_COUNT=false: no COUNT, `count` and `total_pages` omitted, `next` decided by fetching
- * one row past the page (the interface document's pagination rule 5).
+ * one row past the page (without a total count, `next` is known by reading one row more).
  */
 'use strict';
 
@@ -71,7 +71,7 @@ const XML_TYPE = 'application/xml; charset=utf-8';
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
 // ---------------------------------------------------------------------------------------------
-// Values (CONTRACT §2)
+// Values: canonical decimal strings, UTC timestamps with milliseconds
 
 /** `8.00` → `8.0`, `9.230` → `9.23`, `4000` → `4000.0`; on the digits, never through a float. */
 function decimal(value) {
@@ -419,7 +419,7 @@ async function movies() {
       updated_at: timestamp(r.updated_at),
     };
     if (r.genre_id !== null) movie.main_genre = { id: r.genre_id, name: r.genre_name };
-    movie.genres = []; // empty in listings, always (interface document)
+    movie.genres = []; // a movie's genres are empty in listings, always
     movie.users = [];
     list.push(movie);
     byId.set(r.id, movie);

@@ -14,7 +14,7 @@ export { DemoData } from '../src/database/demo-data';
 export type { DemoRows } from '../src/database/demo-data';
 export { APP_OPTIONS, configureApp } from '../src/setup';
 export { scalarFields } from '../src/rest/core/resource';
-export { SqlDatabase } from '../src/rest/sql/port';
+export { SqlDatabase } from '../src/rest/sql/sql-database';
 export { EMAILS } from '../src/emails/emails.resource';
 export { MARBLES } from '../src/marbles/marbles.resource';
 export { PHONE_NUMBERS } from '../src/phone-numbers/phone-numbers.resource';

@@ -11,7 +11,7 @@ import { AppConfig } from '../config/configuration';
 import { ApiError } from '../rest/http/api-error';
 import { PlainOperation } from '../rest/http/openapi';
 import { Schema } from '../rest/http/openapi-schemas';
-import { SqlDatabase } from '../rest/sql/port';
+import { SqlDatabase } from '../rest/sql/sql-database';
 
 const TAG = { name: 'health', description: 'Probes for a load balancer or an orchestrator.' };
 

@@ -40,7 +40,7 @@ export class Marble extends VersionedRow {
 
   /**
    * The description's first 100 characters, under an index that orders by the description
-   * (src/rest/sql/walks.ts): MySQL indexes no TEXT whole. Computed by the database, never written;
+   * (src/rest/sql/index-walks.ts): MySQL indexes no TEXT whole. Computed by the database, never written;
    * SQLite has no such column and indexes the expression instead (entity-dialects.ts).
    */
   @Column({

@@ -6,7 +6,7 @@ import { Precondition, tag } from '../rest/core/preconditions';
 import { Message } from '../rest/core/render';
 import { RecordCollection } from '../rest/sql/collection';
 import { isPlainObject } from '../rest/core/values';
-import { SqlDatabase } from '../rest/sql/port';
+import { SqlDatabase } from '../rest/sql/sql-database';
 import { MARBLES } from './marbles.resource';
 
 /** The message for a field of an adjust_price body other than `price`. */

@@ -12,7 +12,7 @@
  */
 import type { Request } from 'express';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { SqlObserver, StatementKind } from '../rest/sql/port';
+import type { SqlObserver, StatementKind } from '../rest/sql/sql-database';
 
 /** The `route` label of a request that matched no route (404, or answered before routing). */
 export const UNMATCHED_ROUTE = '(unmatched)';

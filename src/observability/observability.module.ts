@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
-import { SQL_OBSERVER } from '../rest/sql/port';
+import { SQL_OBSERVER } from '../rest/sql/sql-database';
 import { PoolStats } from './metrics';
 import { Observability } from './observability';
 import { rootLogger } from './root-logger';

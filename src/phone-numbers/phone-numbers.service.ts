@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Paginator } from '../rest/core/paginator';
 import { RecordCollection } from '../rest/sql/collection';
-import { SqlDatabase } from '../rest/sql/port';
+import { SqlDatabase } from '../rest/sql/sql-database';
 import { PHONE_NUMBERS } from './phone-numbers.resource';
 
 @Injectable()

@@ -17,7 +17,7 @@ const ROWS = 30_000;
 /** Enough users for both databases to read them along the login's index rather than sort them. */
 const USERS = 3_000;
 
-/** Columns ordered through an index on their first characters (walks.ts, PrefixWalk). */
+/** Columns ordered through an index on their first characters (index-walks.ts, PrefixWalk). */
 const PREFIXED: Record<string, string[]> = { marbles: ['description'] };
 /** A run of descriptions that share their first 100 characters, the indexed prefix. */
 const SHARED_PREFIX = 'x'.repeat(100);

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { binaryCollation } from './table-helpers';
 
 /**
- * An index that orders marbles by `description` (src/rest/sql/walks.ts, PrefixWalk). A TEXT
+ * An index that orders marbles by `description` (src/rest/sql/index-walks.ts, PrefixWalk). A TEXT
  * column cannot be indexed whole on MySQL, so the index holds its first 100 characters: on MySQL
  * the virtual generated column `description_key` (computed on read, stored in the index only), on
  * SQLite the expression `substr(description, 1, 100)`, which the list query uses as written.

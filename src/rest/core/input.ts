@@ -1,5 +1,5 @@
 /**
- * From a request body to the values of a write (CONTRACT §4): unwrap `{"marble": {...}}`, ignore
+ * From a request body to the values of a write: unwrap `{"marble": {...}}`, ignore
  * read-only fields, reject unknown ones, coerce numeric strings and boolean spellings, then run
  * the class-validator DTO. Every problem is reported at once, keyed by field.
  */

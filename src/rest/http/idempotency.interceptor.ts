@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { Observable, from, lastValueFrom } from 'rxjs';
 import { IdempotencyStore } from '../sql/idempotency';
-import { SqlDatabase } from '../sql/port';
+import { SqlDatabase } from '../sql/sql-database';
 import { ApiError } from './api-error';
 import { IdempotentWrites } from './idempotent-write';
 import { resourceOf } from './resource.decorator';

@@ -13,7 +13,7 @@ import {
 } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
 import type { IdempotencyStore, StoredResponse } from '../sql/idempotency';
-import type { SqlDatabase } from '../sql/port';
+import type { SqlDatabase } from '../sql/sql-database';
 import { ApiError } from './api-error';
 import { clientFailure } from './failures';
 

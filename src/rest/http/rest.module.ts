@@ -2,7 +2,7 @@ import { ConfigurableModuleBuilder, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { sqlDatabaseProvider } from '../sql/database';
 import { IdempotencyStore } from '../sql/idempotency';
-import { SqlDatabase } from '../sql/port';
+import { SqlDatabase } from '../sql/sql-database';
 import { ApiDocs } from './api-docs';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { IdempotencyPurge } from './idempotency-purge';

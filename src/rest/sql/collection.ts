@@ -6,7 +6,7 @@ import { Precondition } from '../core/preconditions';
 import { Message } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
 import { Selection, parseSelection, project } from '../core/selection';
-import { SqlDatabase } from './port';
+import { SqlDatabase } from './sql-database';
 import { ApiRecord, RecordQuery } from './record-query';
 import { RecordWriter } from './record-writer';
 

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import BetterSqlite3 from 'better-sqlite3';
 import { DataSource, QueryRunner } from 'typeorm';
 import { errorCode, isDatabaseUnavailable, isStatementTimeout } from './database-errors';
-import { Dialect, Row, SQL_OBSERVER, SqlDatabase, SqlObserver, StatementKind, Tx } from './port';
+import { Dialect, Row, SQL_OBSERVER, SqlDatabase, SqlObserver, StatementKind, Tx } from './sql-database';
 import {
   MysqlPool,
   queryWithin,

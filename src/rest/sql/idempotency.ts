@@ -1,6 +1,7 @@
 /**
- * The store behind Idempotency-Key (CONTRACT §9): one row per key in `idempotency_keys`, in the
- * application's own database, so every instance (and process) sees the same keys.
+ * The store behind Idempotency-Key (a write retried with its key runs once): one row per key in
+ * `idempotency_keys`, in the application's own database, so every instance (and process) sees
+ * the same keys.
  *
  * A request claims its key in a short transaction of its own: a row with a random claim token and
  * a lease. Its write transaction ends by storing the response on that row, guarded by the token,
@@ -10,7 +11,7 @@
  * deleted in small batches (`purge`).
  */
 import { randomUUID } from 'node:crypto';
-import { Row, SqlDatabase } from './port';
+import { Row, SqlDatabase } from './sql-database';
 
 /** A stored response, replayed as it was sent. */
 export interface StoredResponse {

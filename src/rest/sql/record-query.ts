@@ -7,7 +7,7 @@
  * Statements per list request: one COUNT on the root table (joined only to what the filters
  * name), one page query with the to-one joins, and one query per to-many relation for the whole
  * page. A page ordered by a key of a referenced table (`user.login`) or by a long text
- * (`description`) finds its ids first by walking indexes (walks.ts: a few statements more),
+ * (`description`) finds its ids first by walking indexes (index-walks.ts: a few statements more),
  * then reads those rows.
  */
 import { hash } from 'node:crypto';
@@ -18,8 +18,8 @@ import { entityTag, selectionTag, tag } from '../core/preconditions';
 import { ResourceDefinition } from '../core/resource';
 import { Selection } from '../core/selection';
 import { canonicalDecimal, isoTimestamp } from '../core/values';
-import { Row, SqlDatabase } from './port';
-import { PageWalk, PrefixWalk, ReferenceWalk } from './walks';
+import { Row, SqlDatabase } from './sql-database';
+import { PageWalk, PrefixWalk, ReferenceWalk } from './index-walks';
 
 export type ApiRecord = Record<string, unknown>;
 
@@ -98,7 +98,7 @@ export class RecordQuery {
   private readonly idColumn: string;
   /** The root table, quoted. */
   private readonly table: string;
-  /** Orderings read by walking indexes (walks.ts), by path. */
+  /** Orderings read by walking indexes (index-walks.ts), by path. */
   private readonly walks = new Map<string, PageWalk>();
 
   constructor(
@@ -156,7 +156,7 @@ export class RecordQuery {
         const selects: string[] = [];
         // Where the record holds the referenced row's id, filters and orderings on that id use
         // the record's own column (and its index), without the join; a key of the referenced
-        // table is ordered by walking both indexes (walks.ts).
+        // table is ordered by walking both indexes (index-walks.ts).
         const holdsId = field.targetColumn === 'id';
         const members = field.fields.map((sub) => {
           const expression = column(alias, sub.column);

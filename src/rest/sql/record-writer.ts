@@ -21,7 +21,7 @@ import { Message } from '../core/render';
 import { ResourceDefinition, scalarFields } from '../core/resource';
 import { INT_MAX, isPlainObject, recordId } from '../core/values';
 import { errorCode } from './database-errors';
-import { Row, SqlDatabase, Tx } from './port';
+import { Row, SqlDatabase, Tx } from './sql-database';
 import { ApiRecord, RecordQuery, placeholders, readerFor } from './record-query';
 
 /** Most items in one bulk request. */

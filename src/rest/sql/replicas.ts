@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseDeadline } from './database-errors';
-import { ReplicaStatus, Row } from './port';
+import { ReplicaStatus, Row } from './sql-database';
 
 export type { ReplicaStatus };
 

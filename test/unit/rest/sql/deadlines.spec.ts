@@ -16,7 +16,7 @@ import {
   withDeadline,
 } from '../../../../src/rest/sql/replicas';
 import { ApiExceptionFilter } from '../../../../src/rest/http/api-exception.filter';
-import { Row } from '../../../../src/rest/sql/port';
+import { Row } from '../../../../src/rest/sql/sql-database';
 
 /** A connection whose answer comes when the test says, and that records what was done to it. */
 class Connection implements MysqlConnection {
