@@ -412,7 +412,7 @@ function replicaUrls() {
 function serverEnv(settings, server) {
   const env = {};
   for (const name of Object.keys(process.env)) {
-    if (/^(PAGE_TOTAL_COUNT|DATABASE_REPLICA_URLS|API_TOKEN|CORS_ORIGINS)/.test(name)) {
+    if (/^(PAGE_TOTAL_COUNT|DATABASE_REPLICA_URLS|API_TOKEN|CORS_ORIGINS|PUBLIC_URL)/.test(name)) {
       env[name] = undefined;
     }
   }
@@ -422,6 +422,8 @@ function serverEnv(settings, server) {
     DEMO_DATA: 'false',
     PORT: String(server.port),
     HOST: lib.HOST,
+    // The body check's Host, besides the loopback names every instance answers to.
+    ALLOWED_HOSTS: CHECK_HOST,
     ...(settings.replicaUrls.length && server.script === SERVERS.service.script
       ? { DATABASE_REPLICA_URLS: settings.replicaUrls.join(',') }
       : {}),
