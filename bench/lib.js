@@ -469,8 +469,10 @@ function runWrk({
   timeout = 30,
   script = REPORT_SCRIPT,
   scriptArgs = [],
+  headers = {},
 }) {
   const args = [
+    ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
     `-t${Math.min(threads, connections)}`,
     `-c${connections}`,
     `-d${duration}s`,

@@ -156,6 +156,9 @@ const SERVERS = {
   },
 };
 
+/** What a browser sends as Accept when it opens a page. */
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
 const SMALL_PATHS = {
   'emails page 1': '/api/demo/emails',
   'one marble': '/api/demo/marbles/42',
@@ -178,6 +181,19 @@ const SMALL_SCENARIOS = [
     referencePath: path,
     referenceLabel: 'JSON',
     target: 0.9,
+  })),
+  // The service's HTML page (what a browser asks for) against its own JSON, the same data.
+  ...[
+    ['marbles page 1', '/api/demo/marbles'],
+    ['one marble', '/api/demo/marbles/42'],
+  ].map(([name, path]) => ({
+    name: `${name}, HTML / JSON`,
+    path,
+    headers: { Accept: BROWSER_ACCEPT },
+    reference: 'service',
+    referencePath: path,
+    referenceHeaders: {},
+    referenceLabel: 'JSON',
   })),
   { name: 'ping', path: '/api/demo/emails/ping', reference: 'bareNest' },
   // The floor of any app rendering through a Nest interceptor (see bench/bare-nest.js).
@@ -396,7 +412,7 @@ function replicaUrls() {
 function serverEnv(settings, server) {
   const env = {};
   for (const name of Object.keys(process.env)) {
-    if (/^(PAGE_TOTAL_COUNT|DATABASE_REPLICA_URLS|API_TOKEN|CORS_ORIGINS)/.test(name)) {
+    if (/^(PAGE_TOTAL_COUNT|DATABASE_REPLICA_URLS|API_TOKEN|CORS_ORIGINS|PUBLIC_URL)/.test(name)) {
       env[name] = undefined;
     }
   }
@@ -406,6 +422,8 @@ function serverEnv(settings, server) {
     DEMO_DATA: 'false',
     PORT: String(server.port),
     HOST: lib.HOST,
+    // The body check's Host, besides the loopback names every instance answers to.
+    ALLOWED_HOSTS: CHECK_HOST,
     ...(settings.replicaUrls.length && server.script === SERVERS.service.script
       ? { DATABASE_REPLICA_URLS: settings.replicaUrls.join(',') }
       : {}),
@@ -747,6 +765,7 @@ async function measure(settings, size, running, writes) {
     const pair = [running[scenario.service], running[scenario.reference]];
     const paths = [scenario.path, scenario.referencePath ?? scenario.path];
     const sends = [scenario.write, scenario.referenceWrite ?? scenario.write];
+    const headers = [scenario.headers, scenario.referenceHeaders ?? scenario.headers];
     const load = async (i, duration) => {
       const server = pair[i];
       const write = sends[i] && (await prepareWrite(settings, writes, sends[i], duration));
@@ -758,6 +777,7 @@ async function measure(settings, size, running, writes) {
         duration,
         threads: settings.threads,
         timeout: settings.timeout,
+        headers: headers[i],
         ...(write ? { script: WRITE_SCRIPT, scriptArgs: write } : {}),
       });
       result.cpuMs = cpuMs(server.child.proc.pid) - cpuBefore;

@@ -6,7 +6,7 @@
 import { validate } from 'class-validator';
 import { FieldErrors } from './errors';
 import { ResourceDefinition } from './resource';
-import { WritableField, inputClass, inputKey, writableFields } from './validation';
+import { WritableField, inputAccepted, inputClass, inputKey, writableFields } from './validation';
 import { canonicalDecimal, isPlainObject } from './values';
 
 export type Values = Record<string, unknown>;
@@ -22,6 +22,7 @@ export class InputReader {
   private readonly writable = new Map<string, WritableField>();
   private readonly readOnly = new Set<string>();
   private readonly dto: new () => object;
+  private readonly accepted: (values: Values) => boolean;
 
   constructor(private readonly resource: ResourceDefinition) {
     for (const field of writableFields(resource)) this.writable.set(inputKey(field), field);
@@ -29,6 +30,7 @@ export class InputReader {
       if (!this.writable.has(field.name)) this.readOnly.add(field.name);
     }
     this.dto = inputClass(resource);
+    this.accepted = inputAccepted(resource);
   }
 
   /** `{"marble": {...}}` → `{...}`; anything else as it is. */
@@ -73,6 +75,9 @@ export class InputReader {
         else if (rules?.default !== undefined) values[key] = rules.default;
       }
     }
+    const judged = Object.keys(errors).length > 0;
+    // A body every rule accepts needs no class-validator run (the usual case).
+    if (!judged && this.accepted(values)) return { values };
     const candidate: Values = Object.assign(new this.dto(), values);
     for (const key of Object.keys(errors)) {
       if (this.writable.has(key)) candidate[key] = undefined; // already judged

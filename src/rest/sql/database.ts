@@ -2,7 +2,16 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import BetterSqlite3 from 'better-sqlite3';
 import { DataSource, QueryRunner } from 'typeorm';
 import { errorCode, isDatabaseUnavailable, isStatementTimeout } from './database-errors';
-import { Dialect, Row, SQL_OBSERVER, SqlDatabase, SqlObserver, StatementKind, Tx } from './sql-database';
+import {
+  Dialect,
+  Row,
+  RunResult,
+  SQL_OBSERVER,
+  SqlDatabase,
+  SqlObserver,
+  StatementKind,
+  Tx,
+} from './sql-database';
 import {
   MysqlPool,
   queryWithin,
@@ -289,6 +298,33 @@ export class TypeOrmDatabase extends SqlDatabase {
     return this.observed(sql, 'read', PRIMARY, () =>
       queryWithin(this.primary!, this.limitTime(sql), parameters, this.deadlineMs),
     );
+  }
+
+  /**
+   * On MySQL the statement goes straight to the primary's pool in autocommit mode: one round
+   * trip where a transaction takes three. SQLite runs it as a transaction of its own (queued
+   * behind the others, no round trips to save).
+   */
+  async write(sql: string, parameters: unknown[] = []): Promise<RunResult> {
+    const ambient = this.ambient.getStore();
+    if (ambient) return ambient.run(sql, parameters);
+    const pool = this.primary ?? (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
+    if (this.dialect !== 'mysql' || !pool) return this.transaction((tx) => tx.run(sql, parameters));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const header = (await this.observed(sql, 'write', PRIMARY, () =>
+          queryWithin(pool, sql, parameters, this.deadlineMs),
+        )) as unknown as { affectedRows?: number; insertId?: number };
+        return {
+          rows: [],
+          affected: Number(header.affectedRows ?? 0),
+          insertId: Number(header.insertId ?? 0),
+        };
+      } catch (error) {
+        if (attempt >= ATTEMPTS || !RETRYABLE.has(errorCode(error))) throw error;
+        await pause(Math.random() * 20 * attempt);
+      }
+    }
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {

@@ -78,11 +78,10 @@ export class IdempotencyStore {
     const claim = randomUUID();
     const expires = now + this.leaseMs;
     for (let round = 0; round < CLAIM_ROUNDS; round++) {
-      const inserted = await this.db.transaction((tx) =>
-        tx.run(
-          `${this.insertIgnore} INTO ${this.table} (${this.key}, fingerprint, claim, expires_at) VALUES (?, ?, ?, ?)`,
-          [key, fingerprint, claim, expires],
-        ),
+      // A lone statement: it commits by itself (autocommit), no transaction around it.
+      const inserted = await this.db.write(
+        `${this.insertIgnore} INTO ${this.table} (${this.key}, fingerprint, claim, expires_at) VALUES (?, ?, ?, ?)`,
+        [key, fingerprint, claim, expires],
       );
       if (inserted.affected === 1) return { kind: 'claimed', claim };
       const row = await this.db.transaction(

@@ -48,6 +48,12 @@ export abstract class SqlDatabase {
   /** One read statement outside any transaction. */
   abstract query(sql: string, parameters?: unknown[]): Promise<Row[]>;
 
+  /**
+   * One write statement that commits by itself (no START TRANSACTION / COMMIT round trips where
+   * the database allows it), retried like `transaction`; inside a unit of work it joins it.
+   */
+  abstract write(sql: string, parameters?: unknown[]): Promise<RunResult>;
+
   /** `work` in one transaction, retried from the start on a deadlock or a duplicate key. */
   abstract transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 

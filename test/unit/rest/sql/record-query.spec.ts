@@ -1,7 +1,7 @@
 import * as field from '../../../../src/rest/core/fields';
 import { Filter, ListQuery, Ordering } from '../../../../src/rest/core/list-query';
 import { ResourceDefinition, defineResource } from '../../../../src/rest/core/resource';
-import { Dialect, Row, SqlDatabase, Tx } from '../../../../src/rest/sql/sql-database';
+import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../../../../src/rest/sql/sql-database';
 import { RecordQuery } from '../../../../src/rest/sql/record-query';
 
 /**
@@ -76,6 +76,10 @@ class RecordingDatabase extends SqlDatabase {
   }
 
   transaction<T>(_work: (tx: Tx) => Promise<T>): Promise<T> {
+    throw new Error('RecordQuery only reads');
+  }
+
+  write(): Promise<RunResult> {
     throw new Error('RecordQuery only reads');
   }
 

@@ -24,6 +24,7 @@ function failing(inner: SqlDatabase, prefix: string, failAt: number): SqlDatabas
     quote: (name) => inner.quote(name),
     query: (sql, parameters) => inner.query(sql, parameters),
     transaction: (work) => inner.transaction((tx) => work({ run: run(tx) })),
+    write: (sql, parameters) => inner.write(sql, parameters),
     unitOfWork: (work) => inner.unitOfWork(work),
   };
 }
@@ -453,6 +454,7 @@ describe('RecordWriter on SQLite', () => {
         dialect: db.dialect,
         quote: (name) => db.quote(name),
         query: (sql, parameters) => db.query(sql, parameters),
+        write: (sql, parameters) => db.write(sql, parameters),
         transaction: (work) =>
           db.transaction((tx) =>
             work({
