@@ -34,14 +34,13 @@
 
 process.env.BENCH_NODE ??= 'machine';
 
-const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const lib = require('./lib');
-const { findBinary, freePort } = require('../scripts/mariadb-pair');
+const { startServer } = require('../scripts/mariadb-pair');
 
 const { fail } = lib;
 const HOST = '127.0.0.1';
@@ -50,115 +49,6 @@ const DB = 'probe';
 const DB_USER = 'probe';
 const DB_PASSWORD = 'probe-secret';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// ---------------------------------------------------------------------------------------------
-// The probe's own MariaDB
-
-class OwnMariaDb {
-  constructor(root) {
-    this.dir = root;
-    this.datadir = path.join(root, 'data');
-    this.socket = path.join(root, 'mariadbd.sock');
-    this.port = 0;
-    this.child = undefined;
-  }
-
-  install() {
-    const missing = ['mariadbd', 'mariadb-install-db'].filter((b) => !findBinary(b));
-    if (missing.length) throw fail(`not installed: ${missing.join(', ')}`);
-    const asRoot = process.getuid && process.getuid() === 0 ? ['--user=root'] : [];
-    const result = spawnSync(
-      findBinary('mariadb-install-db'),
-      [
-        '--no-defaults',
-        `--datadir=${this.datadir}`,
-        '--auth-root-authentication-method=socket',
-        '--skip-test-db',
-        '--innodb-log-file-size=16M',
-        ...asRoot,
-      ],
-      { encoding: 'utf8' },
-    );
-    if (result.status !== 0) throw fail(`mariadb-install-db failed: ${result.stderr}`);
-  }
-
-  /** Starts mariadbd (again after a kill: same datadir and port) and waits until it answers. */
-  async start() {
-    if (!this.port) this.port = await freePort();
-    const args = [
-      '--no-defaults',
-      `--datadir=${this.datadir}`,
-      `--socket=${this.socket}`,
-      `--pid-file=${path.join(this.dir, 'mariadbd.pid')}`,
-      `--port=${this.port}`,
-      '--bind-address=127.0.0.1',
-      `--log-error=${path.join(this.dir, 'error.log')}`,
-      '--innodb-buffer-pool-size=64M',
-      '--innodb-log-file-size=16M',
-      '--character-set-server=utf8mb4',
-      '--skip-name-resolve',
-      ...(process.getuid && process.getuid() === 0 ? ['--user=root'] : []),
-    ];
-    const child = spawn(findBinary('mariadbd'), args, { stdio: 'ignore' });
-    this.child = child;
-    this.exited = new Promise((resolve) => child.on('close', resolve));
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw fail(`mariadbd exited at start:\n${this.log()}`);
-      }
-      try {
-        await (await this.connect()).end();
-        return;
-      } catch {
-        if (Date.now() > deadline) throw fail(`mariadbd not up in 60 s:\n${this.log()}`);
-        await sleep(100);
-      }
-    }
-  }
-
-  connect() {
-    const mysql = require('mysql2/promise');
-    return mysql.createConnection({ socketPath: this.socket, user: 'root', connectTimeout: 2000 });
-  }
-
-  async query(sql, parameters = []) {
-    const connection = await this.connect();
-    try {
-      const [rows] = await connection.query(sql, parameters);
-      return rows;
-    } finally {
-      await connection.end();
-    }
-  }
-
-  signal(name) {
-    if (this.child && this.child.exitCode === null && this.child.signalCode === null) {
-      this.child.kill(name);
-    }
-  }
-
-  async kill() {
-    this.signal('SIGKILL');
-    await this.exited;
-  }
-
-  async stop() {
-    this.signal('SIGCONT');
-    this.signal('SIGTERM');
-    const timer = setTimeout(() => this.signal('SIGKILL'), 20_000);
-    await this.exited;
-    clearTimeout(timer);
-  }
-
-  log() {
-    try {
-      return fs.readFileSync(path.join(this.dir, 'error.log'), 'utf8').slice(-2000);
-    } catch {
-      return '';
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // HTTP
@@ -573,17 +463,16 @@ async function main() {
   if (await lib.portInUse(port)) throw fail(`port ${port} is in use (PROBE_PORT picks another)`);
 
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'records-probe-'));
-  const db = new OwnMariaDb(root);
+  let db;
   let service;
   const cleanUp = () => {
-    db.signal('SIGCONT');
-    db.signal('SIGKILL');
+    db?.signal('SIGCONT');
+    db?.signal('SIGKILL');
   };
   process.on('exit', cleanUp);
   let ok = true;
   try {
-    db.install();
-    await db.start();
+    db = await startServer(root, 'probe');
     await db.query(`CREATE DATABASE \`${DB}\` CHARACTER SET utf8mb4`);
     await db.query(`CREATE USER '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${DB_PASSWORD}'`);
     await db.query(`GRANT ALL ON \`${DB}\`.* TO '${DB_USER}'@'127.0.0.1'`);
@@ -668,7 +557,7 @@ async function main() {
     if (tokens.changed.length) console.log(`Changed without the token: ${tokens.changed}`);
   } finally {
     if (service) await lib.stopChild(service);
-    await db.stop();
+    await db?.stop();
     fs.rmSync(root, { recursive: true, force: true });
   }
   process.exitCode = ok ? 0 : 1;

@@ -68,8 +68,8 @@ function serverArgs(server) {
     '--character-set-server=utf8mb4',
     '--skip-name-resolve',
   ];
-  if (server.primary) args.push('--log-bin', '--binlog-format=ROW');
-  else args.push('--read-only', '--relay-log-recovery');
+  if (server.primary === true) args.push('--log-bin', '--binlog-format=ROW');
+  else if (server.primary === false) args.push('--read-only', '--relay-log-recovery');
   if (process.getuid && process.getuid() === 0) args.push('--user=root');
   return args;
 }
@@ -146,17 +146,23 @@ class MariaDbServer {
     return Number(row.Value);
   }
 
-  /** SIGTERM and wait for the exit. */
+  /** Sends `name` (SIGSTOP, SIGCONT, …) to the running server; nothing once it has exited. */
+  signal(name) {
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill(name);
+    }
+  }
+
+  /** SIGTERM (after a SIGCONT, should it be stopped) and wait for the exit. */
   async stop() {
-    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return;
-    this.child.kill('SIGTERM');
+    this.signal('SIGCONT');
+    this.signal('SIGTERM');
     await this.exited;
   }
 
   /** SIGKILL (kill -9) and wait for the exit. */
   async kill() {
-    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return;
-    this.child.kill('SIGKILL');
+    this.signal('SIGKILL');
     await this.exited;
   }
 
@@ -179,28 +185,10 @@ function missingBinaries() {
  * makes the second a GTID replica of the first. `root` is a folder the caller owns and removes.
  */
 async function startPair(root, database = 'records') {
-  const missing = missingBinaries();
-  if (missing.length)
-    throw new Error(`not installed: ${missing.join(', ')} (apt-get install mariadb-server)`);
   const primary = new MariaDbServer(root, 'primary', 1, true, database);
   const replica = new MariaDbServer(root, 'replica', 2, false, database);
-  fs.mkdirSync(primary.dir, { recursive: true });
+  install(primary);
   fs.mkdirSync(replica.dir, { recursive: true });
-  const install = spawnSync(
-    findBinary('mariadb-install-db'),
-    [
-      '--no-defaults',
-      `--datadir=${primary.datadir}`,
-      '--auth-root-authentication-method=socket',
-      '--skip-test-db',
-      '--innodb-log-file-size=16M',
-      ...(process.getuid && process.getuid() === 0 ? ['--user=root'] : []),
-    ],
-    { encoding: 'utf8' },
-  );
-  if (install.status !== 0) {
-    throw new Error(`mariadb-install-db failed: ${install.stdout}${install.stderr}`);
-  }
   fs.cpSync(primary.datadir, replica.datadir, { recursive: true });
   try {
     await Promise.all([primary.start(), replica.start()]);
@@ -210,6 +198,40 @@ async function startPair(root, database = 'records') {
     throw error;
   }
   return { primary, replica };
+}
+
+/**
+ * One server of its own, neither primary nor replica, started and answering as root through its
+ * socket (`query`); `root` is a folder the caller owns and removes.
+ */
+async function startServer(root, name = 'server') {
+  const server = new MariaDbServer(root, name, 1, null, undefined);
+  install(server);
+  await server.start();
+  return server;
+}
+
+/** Creates the server's datadir with mariadb-install-db (root through the socket, no test db). */
+function install(server) {
+  const missing = missingBinaries();
+  if (missing.length)
+    throw new Error(`not installed: ${missing.join(', ')} (apt-get install mariadb-server)`);
+  fs.mkdirSync(server.dir, { recursive: true });
+  const result = spawnSync(
+    findBinary('mariadb-install-db'),
+    [
+      '--no-defaults',
+      `--datadir=${server.datadir}`,
+      '--auth-root-authentication-method=socket',
+      '--skip-test-db',
+      '--innodb-log-file-size=16M',
+      ...(process.getuid && process.getuid() === 0 ? ['--user=root'] : []),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (result.status !== 0) {
+    throw new Error(`mariadb-install-db failed: ${result.stdout}${result.stderr}`);
+  }
 }
 
 /** Makes `replica` a GTID replica of `primary`, with the database and the service's user. */
@@ -240,7 +262,16 @@ async function caughtUp(primary, replica, timeoutMs = 30_000) {
   if (Number(ok) !== 0) throw new Error(`the replica did not reach ${position}${replica.log()}`);
 }
 
-module.exports = { startPair, caughtUp, findBinary, missingBinaries, freePort, USER, PASSWORD };
+module.exports = {
+  startPair,
+  startServer,
+  caughtUp,
+  findBinary,
+  missingBinaries,
+  freePort,
+  USER,
+  PASSWORD,
+};
 
 if (require.main === module) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'records-pair-'));
