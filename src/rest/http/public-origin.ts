@@ -23,8 +23,6 @@ export interface PublicOriginOptions {
   trustProxy: boolean;
 }
 
-/** The origin of a request's links, set by `checkHost` (a property, no lookup per link). */
-
 /** The machine's own names: loopback, its host name, the addresses of its interfaces. */
 function ownNames(): string[] {
   const names = ['localhost', '127.0.0.1', '::1', hostname().toLowerCase()];
