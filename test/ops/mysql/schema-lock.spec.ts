@@ -101,6 +101,11 @@ describe('schema lock (MySQL)', () => {
     for (const [table, n] of Object.entries(DEMO_COUNTS)) {
       expect([table, await count(table)]).toEqual([table, n]);
     }
+    // Log lines are written in batches: once each server's "Listening" line is out, every line
+    // before it (the demo data's) is out too.
+    await Promise.all(
+      servers.map((s) => s.waitForLog((e) => String(e.msg).startsWith('Listening on'))),
+    );
     const loaded = servers.map(
       (s) => s.jsonLines().filter((e) => e.msg === 'Empty database: demo data loaded.').length,
     );
