@@ -14,6 +14,10 @@ export class IdempotencyKey {
   @Column({ type: 'varchar', length: 64 })
   fingerprint: string;
 
+  /**
+   * Empty in the rows this version writes (each is written once, finished, with its write).
+   * Versions before it claimed a key ahead of its write: a random token here and no `status` yet.
+   */
   @Column({ type: 'varchar', length: 36 })
   claim: string;
 

@@ -1,9 +1,9 @@
 /**
  * Idempotency-Key on every write: the first request runs, its response is stored with its write;
  * the same request again gets that response byte for byte with `Idempotent-Replayed: true` and
- * writes nothing; another request under the key is 422; a key whose request is still running is
- * 409, on one instance or two; 4xx answers are stored too; malformed keys are 400; expired keys
- * start over and are purged.
+ * writes nothing; another request under the key is 422; a key whose request is still running in
+ * the same instance is 409, one running in another instance is waited for and replayed; 4xx
+ * answers are stored too; malformed keys are 400; expired keys start over and are purged.
  */
 import { createHash } from 'node:crypto';
 import { AddressInfo, connect } from 'node:net';
@@ -275,7 +275,7 @@ describe('write: Idempotency-Key', () => {
     expect(await count(t, 'idempotency_keys')).toBe(0);
   });
 
-  it('should answer 409 while the key is claimed by a running request, and take over a claim whose lease ended', async () => {
+  it("should answer 409 to a key an earlier version's running request claimed, and take over its claim once its lease ended", async () => {
     const body = { name: 'Busy' };
     const fingerprint = createHash('sha256')
       .update(`POST /api/demo/marbles json\n${JSON.stringify(body)}`)
@@ -357,35 +357,75 @@ describe('write: Idempotency-Key', () => {
   }, 60_000);
 
   if (process.env.TEST_DATABASE === 'mysql') {
-    // MySQL only: there a row lock held outside stalls the write after the claim has committed
-    // (on SQLite the outside lock would stall the claim itself).
-    it('should roll the write back and answer 409 when its claim was taken over meanwhile', async () => {
-      const outside = await createConnection(process.env.TEST_MYSQL_URL!);
-      try {
-        await outside.query('BEGIN');
-        await outside.query('SELECT id FROM marbles WHERE id = 7 FOR UPDATE');
-        const pending = t
-          .http()
-          .patch('/api/demo/marbles/7')
-          .set('Idempotency-Key', 'stolen')
-          .send({ radius_mm: 30 })
-          .then((res) => res);
-        await until(async () => (await count(t, 'idempotency_keys')) > 0);
-        // What another instance does once the lease has run out: the key is its own now.
-        await outside.query(
-          "UPDATE idempotency_keys SET claim = 'another-instance' WHERE idempotency_key = 'stolen'",
-        );
-        await outside.query('COMMIT');
-        const res = await pending;
-        expect(res.status).toBe(409);
-        expect(res.body.message).toContain('taken over by another request; nothing was changed');
-        expect((await t.stored('marbles'))[0].radius_mm).toBe(AMBER.radius_mm);
-        const [row] = await t.query('SELECT claim, status FROM idempotency_keys');
-        expect([row.claim, row.status]).toEqual(['another-instance', null]);
-      } finally {
-        await outside.end();
-      }
-    }, 30_000);
+    // MySQL only: an outside connection stands for another instance whose write has stored its
+    // answer under the key and not committed yet (on SQLite it would hold the only write lock).
+    describe.each([
+      ['commits', 'COMMIT'],
+      ['rolls back', 'ROLLBACK'],
+    ])('when another instance holding the key %s', (_, end) => {
+      it('should wait for it, then replay its answer or write', async () => {
+        const body = { radius_mm: 30 };
+        const fingerprint = createHash('sha256')
+          .update(`PATCH /api/demo/marbles/7 json\n${JSON.stringify(body)}`)
+          .digest('hex');
+        // Their answer: a marble body (the replay is checked against the OpenAPI document).
+        const theirs = (await t.http().get('/api/demo/marbles/7')).text;
+        const outside = await createConnection(process.env.TEST_MYSQL_URL!);
+        try {
+          await outside.query('BEGIN');
+          await outside.query(
+            'INSERT INTO idempotency_keys (idempotency_key, fingerprint, claim, status,' +
+              ' content_type, etag, body, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            [
+              'twin',
+              fingerprint,
+              '',
+              200,
+              'application/json; charset=utf-8',
+              '"7.9"',
+              Buffer.from(theirs),
+              Date.now() + 60_000,
+            ],
+          );
+          const pending = t
+            .http()
+            .patch('/api/demo/marbles/7')
+            .set('Idempotency-Key', 'twin')
+            .send(body)
+            .then((res) => res);
+          // The service's write is done and its insert of the key waits for the outside one (the
+          // processlist, not innodb_trx: that is a cache that polling would keep from refreshing).
+          await until(
+            async () =>
+              (
+                await t.query(
+                  "SELECT 1 FROM information_schema.processlist WHERE info LIKE 'INSERT INTO `idempotency_keys`%'",
+                )
+              ).length > 0,
+          );
+          await outside.query(end);
+          const res = await pending;
+          const radius = (await t.stored('marbles'))[0].radius_mm;
+          if (end === 'COMMIT') {
+            expect([res.status, res.headers[REPLAYED], res.headers.etag, res.text]).toEqual([
+              200,
+              'true',
+              '"7.9"',
+              theirs,
+            ]);
+            expect(radius).toBe(AMBER.radius_mm);
+          } else {
+            expectJson(res, 200);
+            expect([res.headers[REPLAYED], res.body.radius_mm]).toEqual([undefined, 30]);
+            expect(radius).toBe(30);
+            const [row] = await t.query('SELECT status, body FROM idempotency_keys');
+            expect([row.status, String(row.body)]).toEqual([200, res.text]);
+          }
+        } finally {
+          await outside.end();
+        }
+      }, 30_000);
+    });
   }
 
   it('should create one record when the client drops the connection mid-request and retries', async () => {
@@ -400,7 +440,7 @@ describe('write: Idempotency-Key', () => {
       'POST /api/demo/marbles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
         `Idempotency-Key: dropped\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
-    // Gone once the server has started on it (claimed the key), before any answer.
+    // Gone once the server has stored its answer under the key, before the answer reached it.
     await until(async () => (await count(t, 'idempotency_keys')) > 0);
     socket.destroy();
 

@@ -1,6 +1,6 @@
 /**
  * Many concurrent requests with one Idempotency-Key, sent to a server started with
- * WEB_CONCURRENCY=2 (two worker processes claiming the same key): exactly one writes, every other
+ * WEB_CONCURRENCY=2 (two worker processes writing under the same key): exactly one writes, every other
  * one gets its replay or a 409, none a 5xx.
  */
 import { ServerProcess } from './process';

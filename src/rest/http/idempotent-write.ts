@@ -1,6 +1,6 @@
 /**
- * A write with an Idempotency-Key, free of Nest and Express: claim the key, run the handler and
- * store its rendered answer in one unit of work, replay a stored answer. The Nest side is
+ * A write with an Idempotency-Key, free of Nest and Express: run the handler and store its
+ * rendered answer under the key in one unit of work, replay a stored answer. The Nest side is
  * idempotency.interceptor.ts.
  */
 import {
@@ -17,16 +17,11 @@ import type { SqlDatabase } from '../sql/sql-database';
 import { ApiError } from './api-error';
 import { clientFailure } from './failures';
 
-/** Thrown when a request's claim on its key was taken over before it could store its answer. */
-export class LostClaim extends ApiError {
-  constructor() {
-    super(
-      409,
-      'This Idempotency-Key was taken over by another request; nothing was changed. ' +
-        'Retry to get its response.',
-    );
-  }
-}
+/** Thrown inside a unit of work whose key another request stored under first: it rolls back. */
+class KeyTaken extends Error {}
+
+/** Rounds a request makes when its key's row expired and was deleted under it. */
+const ROUNDS = 3;
 
 /** One write with a key, as the unit needs it. */
 export interface KeyedWrite {
@@ -38,64 +33,102 @@ export interface KeyedWrite {
   request: RenderRequest;
 }
 
-export type KeyStore = Pick<IdempotencyStore, 'claim' | 'finish' | 'release'>;
+export type KeyStore = Pick<IdempotencyStore, 'store' | 'lookup'>;
 export type UnitOfWork = Pick<SqlDatabase, 'unitOfWork'>;
 
+const running = () =>
+  new ApiError(
+    409,
+    'A request with this Idempotency-Key is still in progress; retry shortly to get its response.',
+    undefined,
+    { 'Retry-After': '1' },
+  );
+
+const mismatch = () =>
+  new ApiError(
+    422,
+    'This Idempotency-Key was used for another request (method, path, format or body); use a new key.',
+  );
+
 export class IdempotentWrites {
+  /** The keys of this process's requests still running, with their fingerprints. */
+  private readonly inFlight = new Map<string, string>();
+
   constructor(
     private readonly db: UnitOfWork,
     private readonly keys: KeyStore,
   ) {}
 
   /**
-   * Runs `handler` once per key. A stored answer is replayed (`Idempotent-Replayed: true`); a key
-   * used for another request is a 422, one whose request still runs a 409. Otherwise the handler
-   * runs in one unit of work (one transaction) with the storing of its rendered answer. A 4xx
-   * error is stored as well (its write rolled back) and rethrown; any other error gives the key
-   * up, so that a retry can succeed.
+   * Runs `handler` once per key. The handler runs in one unit of work (one transaction) whose
+   * last statement stores its rendered answer under the key. If another request stored under
+   * the key first, the unit rolls back and that answer is replayed (`Idempotent-Replayed: true`),
+   * or, for another request under the key, 422. A 4xx error is stored as well (its write rolled
+   * back) and rethrown; any other error stores nothing, so that a retry can succeed.
+   *
+   * While a request with the key runs in this process, another one is 409 at once (422 if it is
+   * another request). One in another process runs its write, and its insert of the key waits
+   * for the first's transaction: it rolls back and replays the first's answer.
    *
    * `handler` must start the handler when called, not before: its work joins the unit of work
-   * through the async context it runs in.
+   * through the async context it runs in. It is called again when the key's row turned out to be
+   * expired (deleted, and the write rolled back), as the unit of work calls it again on deadlock.
    */
   async run(write: KeyedWrite, handler: () => Promise<unknown>): Promise<RenderedResponse> {
-    const { key } = write;
-    const claim = await this.keys.claim(key, write.fingerprint);
-    switch (claim.kind) {
-      case 'replay':
-        return replayOf(claim.response);
-      case 'mismatch':
-        throw new ApiError(
-          422,
-          'This Idempotency-Key was used for another request (method, path, format or body); use a new key.',
-        );
-      case 'running':
-        throw new ApiError(
-          409,
-          'A request with this Idempotency-Key is still in progress; retry shortly to get its response.',
-          undefined,
-          { 'Retry-After': '1' },
-        );
+    const { key, fingerprint } = write;
+    const other = this.inFlight.get(key);
+    if (other !== undefined) throw other === fingerprint ? running() : mismatch();
+    this.inFlight.set(key, fingerprint);
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const answer = await this.once(write, handler);
+        if (answer) return answer;
+      }
+      // The key's row was deleted under this request on every round: another is busy with it.
+      throw running();
+    } finally {
+      this.inFlight.delete(key);
     }
+  }
+
+  /** One round: the answer, or undefined when the key turned out free and the round is to run again. */
+  private async once(
+    write: KeyedWrite,
+    handler: () => Promise<unknown>,
+  ): Promise<RenderedResponse | undefined> {
+    const { key, fingerprint } = write;
     try {
       return await this.db.unitOfWork(async () => {
         const result = await handler();
-        const status = write.request.status;
         const rendered = renderResult(result, write.format, write.resource, write.request);
-        const response = new RenderedResponse(status, rendered.headers, bytesOf(rendered));
-        if (!(await this.keys.finish(key, claim.claim, storedOf(response)))) throw new LostClaim();
+        const response = new RenderedResponse(
+          write.request.status,
+          rendered.headers,
+          bytesOf(rendered),
+        );
+        if (!(await this.keys.store(key, fingerprint, storedOf(response)))) throw new KeyTaken();
         return response;
       });
     } catch (error) {
-      if (error instanceof LostClaim) throw error;
-      const failure = clientFailure(error);
-      if (failure) {
+      if (!(error instanceof KeyTaken)) {
+        const failure = clientFailure(error);
+        // 5xx: nothing is stored, and a retry runs again.
+        if (!failure) throw error;
         const rendered = renderError(write.format, failure, write.request);
         const response = new RenderedResponse(failure.status, rendered.headers, bytesOf(rendered));
-        await this.keys.finish(key, claim.claim, storedOf(response)).catch(() => undefined);
-      } else {
-        await this.keys.release(key, claim.claim).catch(() => undefined);
+        if (await this.keys.store(key, fingerprint, storedOf(response))) throw error;
       }
-      throw error;
+    }
+    const stored = await this.keys.lookup(key, fingerprint);
+    switch (stored.kind) {
+      case 'replay':
+        return replayOf(stored.response);
+      case 'mismatch':
+        throw mismatch();
+      case 'running':
+        throw running();
+      case 'free':
+        return undefined;
     }
   }
 }

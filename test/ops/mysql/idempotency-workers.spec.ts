@@ -1,7 +1,7 @@
 /**
  * Idempotency-Key under contention across the worker processes of WEB_CONCURRENCY=2, on MySQL:
  * 50 and 200 concurrent requests with one key write one record, and no answer is a 5xx (the
- * claim never deadlocks, so no claimer runs out of retries).
+ * two workers' transactions with the key never deadlock, so none runs out of retries).
  *
  * Needs MySQL: OPS_MYSQL_URL names the server (mysql://root@127.0.0.1:3306).
  */

@@ -1,61 +1,58 @@
 import { RecordError } from '../../../../src/rest/core/errors';
 import { tag } from '../../../../src/rest/core/preconditions';
 import { RenderRequest, RenderedResponse } from '../../../../src/rest/core/render';
-import type { Claim, StoredResponse } from '../../../../src/rest/sql/idempotency';
+import type { Stored, StoredResponse } from '../../../../src/rest/sql/idempotency';
 import { ApiError } from '../../../../src/rest/http/api-error';
 import {
   IdempotentWrites,
   KeyStore,
   KeyedWrite,
-  LostClaim,
   UnitOfWork,
 } from '../../../../src/rest/http/idempotent-write';
 
-/** An in-memory store with the claim/finish/release protocol of IdempotencyStore. */
-class FakeKeys implements KeyStore {
-  readonly rows = new Map<
-    string,
-    { fingerprint: string; claim: string; response?: StoredResponse }
-  >();
-  private claims = 0;
-  /** Set to take the next claim's key over before its request finishes. */
-  takeOver = false;
+interface FakeRow {
+  fingerprint: string;
+  response?: StoredResponse;
+  expired?: boolean;
+}
 
-  claim(key: string, fingerprint: string): Promise<Claim> {
+/** An in-memory store with the store/lookup protocol of IdempotencyStore. */
+class FakeKeys implements KeyStore {
+  readonly rows = new Map<string, FakeRow>();
+  /** Set to have another request store under the key while the next handler runs. */
+  before?: (key: string) => void;
+
+  store(key: string, fingerprint: string, response: StoredResponse): Promise<boolean> {
+    if (this.rows.has(key)) return Promise.resolve(false);
+    this.rows.set(key, { fingerprint, response });
+    return Promise.resolve(true);
+  }
+
+  lookup(key: string, fingerprint: string): Promise<Stored> {
     const row = this.rows.get(key);
-    if (!row) {
-      const claim = `claim-${++this.claims}`;
-      this.rows.set(key, { fingerprint, claim });
-      return Promise.resolve({ kind: 'claimed', claim });
+    if (!row || row.expired) {
+      this.rows.delete(key);
+      return Promise.resolve({ kind: 'free' });
     }
     if (row.fingerprint !== fingerprint) return Promise.resolve({ kind: 'mismatch' });
     if (!row.response) return Promise.resolve({ kind: 'running' });
     return Promise.resolve({ kind: 'replay', response: row.response });
   }
-
-  finish(key: string, claim: string, response: StoredResponse): Promise<boolean> {
-    const row = this.rows.get(key);
-    if (this.takeOver && row) row.claim = 'someone else';
-    if (!row || row.claim !== claim) return Promise.resolve(false);
-    row.response = response;
-    return Promise.resolve(true);
-  }
-
-  release(key: string, claim: string): Promise<void> {
-    if (this.rows.get(key)?.claim === claim) this.rows.delete(key);
-    return Promise.resolve();
-  }
 }
 
-/** A unit of work that records whether the handler ran inside it. */
+/** A unit of work that records whether the handler ran inside it, and what it rolled back. */
 class FakeDb implements UnitOfWork {
   depth = 0;
   units = 0;
+  rolledBack = 0;
   async unitOfWork<T>(work: () => Promise<T>): Promise<T> {
     this.units++;
     this.depth++;
     try {
       return await work();
+    } catch (error) {
+      this.rolledBack++;
+      throw error;
     } finally {
       this.depth--;
     }
@@ -80,6 +77,10 @@ const write = (overrides: Partial<KeyedWrite> = {}): KeyedWrite => ({
 });
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const RUNNING =
+  'A request with this Idempotency-Key is still in progress; retry shortly to get its response.';
+const MISMATCH =
+  'This Idempotency-Key was used for another request (method, path, format or body); use a new key.';
 
 describe('IdempotentWrites', () => {
   let keys: FakeKeys;
@@ -115,12 +116,11 @@ describe('IdempotentWrites', () => {
     });
   });
 
-  it('should replay a stored answer without running the handler, marked as replayed', async () => {
+  it('should replay a stored answer, marked as replayed, and roll back the write that found it', async () => {
     await writes.run(write(), () => Promise.resolve(tag({ id: 9, name: 'Cog' }, '"9.1"')));
-    const handler = jest.fn();
+    const handler = jest.fn(() => Promise.resolve(tag({ id: 10, name: 'Cog' }, '"10.1"')));
     const replay = await writes.run(write(), handler);
-    expect(handler).not.toHaveBeenCalled();
-    expect(db.units).toBe(1);
+    expect([handler.mock.calls.length, db.units, db.rolledBack]).toEqual([1, 2, 1]);
     expect(replay.status).toBe(201);
     expect(replay.headers).toEqual({
       'Content-Type': JSON_TYPE,
@@ -137,33 +137,70 @@ describe('IdempotentWrites', () => {
     );
     expect(response.headers).toEqual({});
     expect(response.body.length).toBe(0);
-    const replay = await writes.run(write({ request: request('DELETE', 204) }), jest.fn());
+    const replay = await writes.run(write({ request: request('DELETE', 204) }), () =>
+      Promise.reject(RecordError.notFound('Widget', 9)),
+    );
     expect(replay.status).toBe(204);
     expect(replay.headers).toEqual({ 'Idempotent-Replayed': 'true' });
   });
 
   it('should refuse a key used for another request with 422', async () => {
     await writes.run(write(), () => Promise.resolve({ id: 1 }));
-    const handler = jest.fn();
-    const refused = writes.run(write({ fingerprint: 'POST /widgets xml' }), handler);
+    const refused = writes.run(write({ fingerprint: 'POST /widgets xml' }), () =>
+      Promise.resolve({ id: 2 }),
+    );
     await expect(refused).rejects.toThrow(ApiError);
-    await expect(refused).rejects.toMatchObject({
-      status: 422,
-      message:
-        'This Idempotency-Key was used for another request (method, path, format or body); use a new key.',
-    });
-    expect(handler).not.toHaveBeenCalled();
+    await expect(refused).rejects.toMatchObject({ status: 422, message: MISMATCH });
+    expect(db.rolledBack).toBe(1);
+    expect(keys.rows.get('k-1')!.response!.body.toString()).toBe('{"id":1}');
   });
 
-  it('should answer 409 with Retry-After while the same request still runs', async () => {
-    keys.rows.set('k-1', { fingerprint: 'POST /widgets json', claim: 'other' });
-    const running = writes.run(write(), jest.fn());
-    await expect(running).rejects.toMatchObject({
+  it('should answer 409 with Retry-After at once while the same request runs in this process, 422 for another', async () => {
+    let finish!: (value: unknown) => void;
+    const first = writes.run(write(), () => new Promise((resolve) => (finish = resolve)));
+    const handler = jest.fn();
+    const second = writes.run(write(), handler);
+    await expect(second).rejects.toMatchObject({
       status: 409,
       headers: { 'Retry-After': '1' },
-      message:
-        'A request with this Idempotency-Key is still in progress; retry shortly to get its response.',
+      message: RUNNING,
     });
+    const other = writes.run(write({ fingerprint: 'POST /widgets xml' }), handler);
+    await expect(other).rejects.toMatchObject({ status: 422, message: MISMATCH });
+    expect(handler).not.toHaveBeenCalled();
+    finish({ id: 4 });
+    expect((await first).status).toBe(201);
+    const replay = await writes.run(write(), () => Promise.resolve({ id: 5 }));
+    expect(replay.body.toString()).toBe('{"id":4}');
+  });
+
+  it("should answer 409 to a key an earlier version's request still holds (a row without a response)", async () => {
+    keys.rows.set('k-1', { fingerprint: 'POST /widgets json' });
+    const running = writes.run(write(), () => Promise.resolve({ id: 3 }));
+    await expect(running).rejects.toMatchObject({ status: 409, message: RUNNING });
+    expect(db.rolledBack).toBe(1);
+  });
+
+  it('should roll back and replay when another process stored under the key during the write', async () => {
+    const theirs = { status: 201, contentType: JSON_TYPE, location: null, etag: null };
+    const replay = await writes.run(write(), () => {
+      keys.rows.set('k-1', {
+        fingerprint: 'POST /widgets json',
+        response: { ...theirs, body: Buffer.from('{"id":1}') },
+      });
+      return Promise.resolve({ id: 2 });
+    });
+    expect([db.rolledBack, replay.headers['Idempotent-Replayed']]).toEqual([1, 'true']);
+    expect(replay.body.toString()).toBe('{"id":1}');
+  });
+
+  it('should run the write again when the key it found had expired', async () => {
+    keys.rows.set('k-1', { fingerprint: 'POST /widgets json', expired: true });
+    let calls = 0;
+    const response = await writes.run(write(), () => Promise.resolve({ id: ++calls }));
+    expect([response.status, response.headers['Idempotent-Replayed']]).toEqual([201, undefined]);
+    expect(response.body.toString()).toBe('{"id":2}');
+    expect([calls, db.units, db.rolledBack]).toEqual([2, 2, 1]);
   });
 
   it('should store a 4xx answer in the format and rethrow the error', async () => {
@@ -187,22 +224,11 @@ describe('IdempotentWrites', () => {
     expect(replay.headers['Idempotent-Replayed']).toBe('true');
   });
 
-  it('should give the key up on any other error, so that a retry runs', async () => {
+  it('should store nothing on any other error, so that a retry runs', async () => {
     const failure = new Error('connection lost');
     await expect(writes.run(write(), () => Promise.reject(failure))).rejects.toBe(failure);
     expect(keys.rows.has('k-1')).toBe(false);
     const retried = await writes.run(write(), () => Promise.resolve({ id: 3 }));
     expect(retried.status).toBe(201);
-  });
-
-  it('should answer 409 and store nothing when the claim was taken over', async () => {
-    keys.takeOver = true;
-    const lost = writes.run(write(), () => Promise.resolve({ id: 3 }));
-    await expect(lost).rejects.toBeInstanceOf(LostClaim);
-    await expect(lost).rejects.toMatchObject({ status: 409 });
-    expect(keys.rows.get('k-1')).toEqual({
-      fingerprint: 'POST /widgets json',
-      claim: 'someone else',
-    });
   });
 });
