@@ -13,6 +13,7 @@ import {
   Tx,
 } from './sql-database';
 import {
+  connectionWithin,
   MysqlPool,
   queryWithin,
   readsPinned,
@@ -308,8 +309,8 @@ export class TypeOrmDatabase extends SqlDatabase {
   async write(sql: string, parameters: unknown[] = []): Promise<RunResult> {
     const ambient = this.ambient.getStore();
     if (ambient) return ambient.run(sql, parameters);
-    const pool = this.primary ?? (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
-    if (this.dialect !== 'mysql' || !pool) return this.transaction((tx) => tx.run(sql, parameters));
+    const pool = this.primaryPool();
+    if (!pool) return this.transaction((tx) => tx.run(sql, parameters));
     for (let attempt = 1; ; attempt++) {
       try {
         const header = (await this.observed(sql, 'write', PRIMARY, () =>
@@ -368,6 +369,8 @@ export class TypeOrmDatabase extends SqlDatabase {
    * says whether it was waiting for COMMIT (the write may then have been saved).
    */
   private async once<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const pool = this.primaryPool();
+    if (pool) return this.onPool(pool, work);
     const ms = this.deadlineMs;
     if (ms <= 0) {
       return this.dataSource.transaction((manager) =>
@@ -404,6 +407,81 @@ export class TypeOrmDatabase extends SqlDatabase {
       await runner.release().catch(() => undefined);
     }
   }
+  /** The primary's mysql2 pool on MySQL (TypeORM's, or the cluster's MASTER with replicas). */
+  private primaryPool(): MysqlPool | undefined {
+    if (this.dialect !== 'mysql') return undefined;
+    return this.primary ?? (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
+  }
+
+  /**
+   * One try of a transaction on MySQL, on a connection of the primary's pool, with mysql2 itself
+   * as reads and `write` use it: TypeORM's query runner adds its event broadcasts and result
+   * wrapping to every statement, a tenth of a write's CPU. Each step (the connection, START
+   * TRANSACTION, every statement, COMMIT) must answer within the deadline; past it the connection
+   * is destroyed (the server rolls back what was not committed).
+   */
+  private async onPool<T>(pool: MysqlPool, work: (tx: Tx) => Promise<T>): Promise<T> {
+    const ms = this.deadlineMs;
+    const connection = await connectionWithin(pool, ms);
+    let destroyed = false;
+    const destroy = () => {
+      destroyed = true;
+      connection.destroy();
+    };
+    const send = (sql: string, parameters: unknown[] = [], committing = false) =>
+      withDeadline(
+        new Promise<unknown>((resolve, reject) =>
+          connection.query(sql, parameters, (error, rows) =>
+            error ? reject(error) : resolve(rows),
+          ),
+        ),
+        ms,
+        destroy,
+        committing,
+      );
+    try {
+      await send('START TRANSACTION');
+      const result = await work(poolTransactionOf(send, this.observe));
+      await send('COMMIT', [], true);
+      return result;
+    } catch (error) {
+      if (!destroyed && !isDatabaseUnavailable(error)) {
+        await send('ROLLBACK').catch(() => undefined);
+      }
+      throw error;
+    } finally {
+      // A destroyed connection is not given back (mysql2 drops it from the pool).
+      if (!destroyed) connection.release();
+    }
+  }
+}
+
+/** A transaction's statements on a mysql2 connection (`send` keeps each within the deadline). */
+function poolTransactionOf(
+  send: (sql: string, parameters?: unknown[]) => Promise<unknown>,
+  observe?: SqlObserver,
+): Tx {
+  return {
+    async run(sql, parameters = []) {
+      const done = observe?.(sql, 'write', PRIMARY);
+      let result: unknown;
+      try {
+        result = await send(sql, parameters);
+      } catch (error) {
+        done?.(error);
+        throw error;
+      }
+      done?.();
+      // Rows for a SELECT (or RETURNING), a result header for the other statements.
+      if (Array.isArray(result)) return { rows: result as Row[], affected: 0, insertId: 0 };
+      const header = result as { affectedRows?: number; insertId?: number };
+      return {
+        rows: [],
+        affected: Number(header.affectedRows ?? 0),
+        insertId: Number(header.insertId ?? 0),
+      };
+    },
+  };
 }
 
 function transactionOf(

@@ -258,6 +258,29 @@ export function queryWithin(
 }
 
 /**
+ * A connection of `pool` within `deadlineMs` (0: no limit), or a DatabaseDeadline; one that comes
+ * after the deadline is given back.
+ */
+export function connectionWithin(pool: MysqlPool, deadlineMs: number): Promise<MysqlConnection> {
+  return new Promise((resolve, reject) => {
+    let over = false;
+    const timer =
+      deadlineMs > 0
+        ? setTimeout(() => {
+            over = true;
+            reject(new DatabaseDeadline(deadlineMs, false));
+          }, deadlineMs)
+        : undefined;
+    pool.getConnection((error, connection) => {
+      if (over) return void connection?.release();
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(connection);
+    });
+  });
+}
+
+/**
  * `promise`, or a DatabaseDeadline after `deadlineMs` (0: none), when `onDeadline` is called to
  * destroy the connection it runs on. `committing`: the promise is a COMMIT's.
  */
