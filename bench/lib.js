@@ -346,18 +346,7 @@ function watchdog(name, ms) {
 // HTTP (loopback only)
 
 function get(port, urlPath, headers = {}, timeoutMs = 10000) {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: HOST, port, path: urlPath, headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-      res.on('error', reject);
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
-    req.on('error', reject);
-  });
+  return request(port, 'GET', urlPath, { headers, timeoutMs });
 }
 
 /** One request with any method and an optional body (a string, sent as JSON). */
