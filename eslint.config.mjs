@@ -12,14 +12,24 @@ import tseslint from 'typescript-eslint';
  */
 const frameworks = (...names) =>
   names.map((name) => ({ regex: `^${name}(/|$)`, message: `not in this layer: ${name}` }));
-const above = (...layers) =>
-  layers.map((layer) => ({
-    group: [`../${layer}`, `../${layer}/**`],
-    message: `a lower layer of src/rest does not import ${layer}/`,
-  }));
-const application = {
-  group: ['../../*', '!../../rest', '../../../*'],
-  message: 'src/rest knows nothing of the application that uses it',
+const above = (depth, ...layers) =>
+  layers.map((layer) => {
+    const up = '../'.repeat(depth + 1);
+    return {
+      group: [`${up}${layer}`, `${up}${layer}/**`],
+      message: `a lower layer of src/rest does not import ${layer}/`,
+    };
+  });
+/**
+ * src/ seen from a file `depth` folders below src/rest/<layer>/ (0: directly in the layer): the
+ * REST layer imports nothing of it but src/rest itself.
+ */
+const application = (depth) => {
+  const up = '../'.repeat(depth + 2);
+  return {
+    group: [`${up}*`, `!${up}rest`, `${up}../*`],
+    message: 'src/rest knows nothing of the application that uses it',
+  };
 };
 /**
  * The folders of src/ that are not collections. Every other folder is a collection (emails,
@@ -45,10 +55,17 @@ const collections = {
     ],
   },
 };
-const layer = (files, patterns) => ({
-  files,
-  rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, application] }] },
-});
+/**
+ * The rules of one layer of src/rest (`core`, `sql`, `http`), for its files directly in it and in
+ * its subfolders (http/openapi/, http/browsable/, ...): `patterns` by depth.
+ */
+const layer = (name, patterns) =>
+  [0, 1].map((depth) => ({
+    files: depth === 0 ? [`src/rest/${name}/*.ts`] : [`src/rest/${name}/*/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...patterns(depth), application(depth)] }],
+    },
+  }));
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-output/', 'eslint.config.mjs'] },
@@ -66,12 +83,15 @@ export default tseslint.config(
     },
   },
   collections,
-  layer(
-    ['src/rest/core/**'],
-    [...frameworks('@nestjs', 'express', 'typeorm', 'rxjs'), ...above('sql', 'http')],
-  ),
-  layer(['src/rest/sql/**'], [...frameworks('@nestjs', 'express', 'rxjs'), ...above('http')]),
-  layer(['src/rest/http/**'], [...frameworks('typeorm', 'mysql2', 'better-sqlite3')]),
+  ...layer('core', (depth) => [
+    ...frameworks('@nestjs', 'express', 'typeorm', 'rxjs'),
+    ...above(depth, 'sql', 'http'),
+  ]),
+  ...layer('sql', (depth) => [
+    ...frameworks('@nestjs', 'express', 'rxjs'),
+    ...above(depth, 'http'),
+  ]),
+  ...layer('http', () => frameworks('typeorm', 'mysql2', 'better-sqlite3')),
   {
     files: ['src/database/**'],
     rules: {

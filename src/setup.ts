@@ -10,15 +10,15 @@ import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { accessLog, resumeSpan } from './logging';
 import { metricsHandler, Observability } from './observability/observability';
-import { ApiDocs } from './rest/http/api-docs';
-import { bodyParsers } from './rest/http/body';
-import { weakETag } from './rest/http/etag';
-import { serveAssets } from './rest/http/html-assets';
-import { BrowsablePages } from './rest/http/html-page';
-import { negotiateFormat } from './rest/http/format';
-import { checkHost } from './rest/http/public-origin';
-import { readYourWrites } from './rest/http/read-your-writes';
-import { requireWriteToken } from './rest/http/write-token';
+import { ApiDocs } from './rest/http/openapi/api-docs';
+import { bodyParsers } from './rest/http/request/body';
+import { weakETag } from './rest/http/response/etag';
+import { serveAssets } from './rest/http/browsable/html-assets';
+import { BrowsablePages } from './rest/http/browsable/html-page';
+import { negotiateFormat } from './rest/http/request/format';
+import { checkHost } from './rest/http/request/public-origin';
+import { readYourWrites } from './rest/http/request/read-your-writes';
+import { requireWriteToken } from './rest/http/request/write-token';
 
 /** The version of package.json (beside src/ and dist/ alike): the document's `info.version`. */
 const PACKAGE_VERSION = (

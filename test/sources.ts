@@ -18,6 +18,6 @@ export { SqlDatabase } from '../src/rest/sql/sql-database';
 export { EMAILS } from '../src/emails/emails.resource';
 export { MARBLES } from '../src/marbles/marbles.resource';
 export { PHONE_NUMBERS } from '../src/phone-numbers/phone-numbers.resource';
-export { ApiDocs } from '../src/rest/http/api-docs';
+export { ApiDocs } from '../src/rest/http/openapi/api-docs';
 export { parseXml } from '../src/rest/core/xml-input';
-export { IdempotencyPurge } from '../src/rest/http/idempotency-purge';
+export { IdempotencyPurge } from '../src/rest/http/safe-writes/idempotency-purge';

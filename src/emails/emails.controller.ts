@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { ApiDocs } from '../rest/http/api-docs';
+import { ApiDocs } from '../rest/http/openapi/api-docs';
 import { CollectionController } from '../rest/http/collection.controller';
 import { EMAILS } from './emails.resource';
 import { EmailsService } from './emails.service';

@@ -1,6 +1,6 @@
 import { Controller, Get, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { Operation, PlainSpec } from '../rest/http/openapi';
+import { Operation, PlainSpec } from '../rest/http/openapi/openapi';
 import { FrontDoor, Links, linksSchema } from './front-door';
 
 const TAG = {

@@ -1,5 +1,5 @@
 import { ResourceDeclaration } from '../rest/core/resource';
-import { Schema } from '../rest/http/openapi-schemas';
+import { Schema } from '../rest/http/openapi/openapi-schemas';
 
 /** The front door's answer: where everything else is. */
 export interface Links {

@@ -8,9 +8,9 @@ import {
 } from '@nestjs/terminus';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/configuration';
-import { ApiError } from '../rest/http/api-error';
-import { PlainOperation } from '../rest/http/openapi';
-import { Schema } from '../rest/http/openapi-schemas';
+import { ApiError } from '../rest/http/response/api-error';
+import { PlainOperation } from '../rest/http/openapi/openapi';
+import { Schema } from '../rest/http/openapi/openapi-schemas';
 import { SqlDatabase } from '../rest/sql/sql-database';
 
 const TAG = { name: 'health', description: 'Probes for a load balancer or an orchestrator.' };

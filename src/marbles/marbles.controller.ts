@@ -1,10 +1,10 @@
 import { Body, Controller, Param, Patch } from '@nestjs/common';
-import { ApiDocs } from '../rest/http/api-docs';
+import { ApiDocs } from '../rest/http/openapi/api-docs';
 import { CollectionController } from '../rest/http/collection.controller';
-import { Operation, action } from '../rest/http/openapi';
-import { inputSchema } from '../rest/http/openapi-schemas';
+import { Operation, action } from '../rest/http/openapi/openapi';
+import { inputSchema } from '../rest/http/openapi/openapi-schemas';
 import { RecordIdPipe } from '../rest/http/record-id.pipe';
-import { Conditional, IfMatch } from '../rest/http/safe-writes';
+import { Conditional, IfMatch } from '../rest/http/safe-writes/safe-writes';
 import { Precondition } from '../rest/core/preconditions';
 import { MARBLES } from './marbles.resource';
 import { MarblesService } from './marbles.service';

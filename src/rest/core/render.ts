@@ -1,20 +1,12 @@
 /**
- * Pure functions from a handler's result (or an error) to a response: its body in the negotiated
- * format and the headers that go with it (Allow, Location, ETag, Content-Type). XML shapes are
- * computed once per collection and cached.
+ * Pure functions from a handler's result (or an error) to a response: its body in a format and
+ * the headers that go with it (Allow, Location, ETag, Content-Type). XML shapes are computed once
+ * per collection and cached.
  *
- * Each format is one entry of RENDERERS: its Content-Type, how it writes a result and how it
- * writes an error. A new format is a new entry there (and a member of Format).
+ * A format is a Renderer: its Content-Type, how it writes a result and how it writes an error.
+ * JSON and XML are here; the HTTP layer adds the ones that need more than the data (the HTML page)
+ * and holds the table of every format it serves (http/response/renderers.ts).
  */
-import {
-  Envelope,
-  PageContext,
-  PageData,
-  PageRequest,
-  errorPage,
-  resultPage,
-  statusLine,
-} from './html-pages';
 import { buildEnvelope } from './envelope';
 import { Page } from './paginator';
 import { singular } from './names';
@@ -31,8 +23,6 @@ import {
   XmlScalarType,
 } from './xml';
 import { ScalarField, ScalarType } from './fields';
-
-export type Format = 'json' | 'xml' | 'html';
 
 /** A response with a message, and the records it concerns (bulk operations). */
 export class Message<T = unknown> {
@@ -87,8 +77,6 @@ export interface RenderRequest {
   pathUrl(): string;
   /** The methods the path serves (the `Allow` of OPTIONS). */
   allowedMethods(): string[];
-  /** What the HTML page needs besides (how it was asked, the route's title, the assets). */
-  page?(): PageRequest;
 }
 
 /** Where the request came from, for next/previous links. */
@@ -170,85 +158,21 @@ export interface Renderer {
   error(failure: Failure, request?: RenderRequest): string;
 }
 
-/** The formats, by name: the one place where a format is added. */
-export const RENDERERS: Record<Format, Renderer> = {
-  json: {
-    contentType: 'application/json; charset=utf-8',
-    result: (result, { resource, request }) =>
-      renderBody(result, 'json', resource, () => request.url()),
-    error: ({ body }) => JSON.stringify(body),
-  },
-  xml: {
-    contentType: 'application/xml; charset=utf-8',
-    result: (result, { resource, request }) =>
-      renderBody(result, 'xml', resource, () => request.url()),
-    error: ({ body }) => encodeXml('hash', body),
-  },
-  html: {
-    contentType: 'text/html; charset=utf-8',
-    headers: {
-      // Its own script, stylesheet and images only: no inline code, no other origin.
-      'Content-Security-Policy':
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'no-store',
-    },
-    result: (result, { resource, request, headers }) => {
-      const url = () => request.url();
-      const xml = renderBody(result, 'xml', resource, url);
-      let data: PageData;
-      let json: unknown = result;
-      if (result instanceof Page) {
-        const { base, query } = url();
-        const envelope = buildEnvelope(result, base, query);
-        data = { kind: 'list', page: result, envelope: envelope as Envelope };
-        json = envelope;
-      } else if (Array.isArray(result)) data = { kind: 'bare-list', records: result };
-      else if (result instanceof Message) {
-        data = { kind: 'message', message: result.message, records: result.records as Row[] };
-      } else if (result instanceof ShapelessBody) {
-        data = { kind: 'document' };
-        json = result.value;
-      } else if (resource) data = { kind: 'record', record: result as Row };
-      else data = { kind: 'object', value: result as Row };
-      const bodies = { json: JSON.stringify(json, null, 2), xml };
-      return resultPage(data, resource, pageContext(request, headers), bodies);
-    },
-    error: (failure, request) => {
-      if (!request?.page) throw new Error('An HTML error page needs its request.');
-      const context = pageContext(request, { ...failure.headers });
-      context.title = statusLine(failure.status);
-      context.description = undefined;
-      const bodies = {
-        json: JSON.stringify(failure.body, null, 2),
-        xml: encodeXml('hash', failure.body),
-      };
-      return errorPage(failure.body, request.page().resource, context, bodies);
-    },
-  },
+/** JSON: the data as the interface document shows it. */
+export const JSON_RENDERER: Renderer = {
+  contentType: 'application/json; charset=utf-8',
+  result: (result, { resource, request }) =>
+    renderBody(result, 'json', resource, () => request.url()),
+  error: ({ body }) => JSON.stringify(body),
 };
 
-type Row = Record<string, unknown>;
-
-/** Headers the page shows, in this order. */
-const SHOWN_HEADERS = ['ETag', 'Location', 'Allow', 'Retry-After'];
-
-/** The request and response around an HTML page. */
-function pageContext(request: RenderRequest, headers: ResponseHeaders): PageContext {
-  const allow = request.allowedMethods();
-  const shown: ResponseHeaders = { Allow: allow.join(', '), ...headers };
-  return {
-    ...request.page!(),
-    method: request.method,
-    status: request.status,
-    allow,
-    headers: SHOWN_HEADERS.filter((name) => shown[name]).map((name): [string, string] => [
-      name,
-      shown[name],
-    ]),
-  };
-}
+/** XML: the same data, in the conventions of xml.ts. */
+export const XML_RENDERER: Renderer = {
+  contentType: 'application/xml; charset=utf-8',
+  result: (result, { resource, request }) =>
+    renderBody(result, 'xml', resource, () => request.url()),
+  error: ({ body }) => encodeXml('hash', body),
+};
 
 /**
  * The response to a handler's result: `Allow` on OPTIONS, `Location` of a record created (201),
@@ -256,7 +180,7 @@ function pageContext(request: RenderRequest, headers: ResponseHeaders): PageCont
  */
 export function renderResult(
   result: unknown,
-  format: Format,
+  renderer: Renderer,
   resource: ResourceDefinition | undefined,
   request: RenderRequest,
 ): Rendering {
@@ -268,16 +192,18 @@ export function renderResult(
   }
   const tag = (result as Tagged)[ENTITY_TAG];
   if (tag !== undefined) headers.ETag = tag;
-  const renderer = RENDERERS[format];
   const body = renderer.result(result, { resource, request, headers });
   if (renderer.headers) Object.assign(headers, renderer.headers);
   headers['Content-Type'] = renderer.contentType;
   return { headers, body };
 }
 
-/** The response to an error: its own headers, then the Content-Type of `format`. */
-export function renderError(format: Format, failure: Failure, request?: RenderRequest): Rendering {
-  const renderer = RENDERERS[format];
+/** The response to an error: its own headers, then the Content-Type of `renderer`. */
+export function renderError(
+  renderer: Renderer,
+  failure: Failure,
+  request?: RenderRequest,
+): Rendering {
   return {
     headers: { ...failure.headers, ...renderer.headers, 'Content-Type': renderer.contentType },
     body: renderer.error(failure, request),
@@ -314,6 +240,6 @@ export function renderBody(
 }
 
 /** The body of an error with no request at hand (the OpenAPI document's examples). */
-export function encodeError(format: Format, failure: Failure): string {
-  return RENDERERS[format].error(failure);
+export function encodeError(format: 'json' | 'xml', failure: Failure): string {
+  return (format === 'json' ? JSON_RENDERER : XML_RENDERER).error(failure);
 }

@@ -17,12 +17,12 @@ import { Precondition } from '../core/preconditions';
 import { Message, ShapelessBody } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
 import { RecordCollection } from '../sql/collection';
-import { ApiDocs } from './api-docs';
-import * as Doc from './openapi';
-import { Operation } from './openapi';
+import { ApiDocs } from './openapi/api-docs';
+import * as Doc from './openapi/openapi';
+import { Operation } from './openapi/openapi';
 import { RecordIdPipe } from './record-id.pipe';
-import { Resource } from './resource.decorator';
-import { Conditional, IfMatch, Write } from './safe-writes';
+import { Resource } from './options/resource.decorator';
+import { Conditional, IfMatch, Write } from './safe-writes/safe-writes';
 
 /** Applies the decorators only where the collection has the route. */
 const routeIf = (on: boolean, ...decorators: MethodDecorator[]) =>

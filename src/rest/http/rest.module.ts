@@ -3,11 +3,11 @@ import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { sqlDatabaseProvider } from '../sql/database';
 import { IdempotencyStore } from '../sql/idempotency';
 import { SqlDatabase } from '../sql/sql-database';
-import { ApiDocs } from './api-docs';
-import { ApiExceptionFilter } from './api-exception.filter';
-import { IdempotencyPurge } from './idempotency-purge';
-import { RenderInterceptor } from './render.interceptor';
-import { REST_OPTIONS, RestOptions } from './rest-options';
+import { ApiDocs } from './openapi/api-docs';
+import { ApiExceptionFilter } from './response/api-exception.filter';
+import { IdempotencyPurge } from './safe-writes/idempotency-purge';
+import { RenderInterceptor } from './response/render.interceptor';
+import { REST_OPTIONS, RestOptions } from './options/rest-options';
 
 const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
   new ConfigurableModuleBuilder<RestOptions>().setClassMethodName('forRoot').build();

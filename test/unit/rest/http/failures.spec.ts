@@ -1,7 +1,7 @@
 import { BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
 import { RecordError } from '../../../../src/rest/core/errors';
-import { ApiError } from '../../../../src/rest/http/api-error';
-import { FailedRequest, failureOf } from '../../../../src/rest/http/failures';
+import { ApiError } from '../../../../src/rest/http/response/api-error';
+import { FailedRequest, failureOf } from '../../../../src/rest/http/response/failures';
 
 /** A log that keeps what it was told. */
 function log() {

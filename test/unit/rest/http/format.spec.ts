@@ -3,7 +3,7 @@
  * API's switch, through the middleware as the application runs it.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { negotiate, negotiateFormat } from '../../../../src/rest/http/format';
+import { negotiate, negotiateFormat } from '../../../../src/rest/http/request/format';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 

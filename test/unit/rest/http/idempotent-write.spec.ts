@@ -2,13 +2,13 @@ import { RecordError } from '../../../../src/rest/core/errors';
 import { tag } from '../../../../src/rest/core/preconditions';
 import { RenderRequest, RenderedResponse } from '../../../../src/rest/core/render';
 import type { Stored, StoredResponse } from '../../../../src/rest/sql/idempotency';
-import { ApiError } from '../../../../src/rest/http/api-error';
+import { ApiError } from '../../../../src/rest/http/response/api-error';
 import {
   IdempotentWrites,
   KeyStore,
   KeyedWrite,
   UnitOfWork,
-} from '../../../../src/rest/http/idempotent-write';
+} from '../../../../src/rest/http/safe-writes/idempotent-write';
 
 interface FakeRow {
   fingerprint: string;

@@ -1,4 +1,4 @@
-import { ifMatchProblem } from '../../../../src/rest/http/if-match.guard';
+import { ifMatchProblem } from '../../../../src/rest/http/safe-writes/if-match.guard';
 
 const REQUIRED =
   'This write needs an If-Match header with the record\'s ETag (or "*"): read the record first.';

@@ -15,7 +15,7 @@ import {
   queryWithin,
   withDeadline,
 } from '../../../../src/rest/sql/replicas';
-import { ApiExceptionFilter } from '../../../../src/rest/http/api-exception.filter';
+import { ApiExceptionFilter } from '../../../../src/rest/http/response/api-exception.filter';
 import { Row } from '../../../../src/rest/sql/sql-database';
 
 /** A connection whose answer comes when the test says, and that records what was done to it. */

@@ -12,7 +12,7 @@ import {
   createParamDecorator,
 } from '@nestjs/common';
 import type { Request } from 'express';
-import { Precondition, parseIfMatch } from '../core/preconditions';
+import { Precondition, parseIfMatch } from '../../core/preconditions';
 import { ConditionalWriteGuard, UnconditionalWriteGuard } from './if-match.guard';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 

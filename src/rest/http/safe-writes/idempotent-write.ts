@@ -3,19 +3,13 @@
  * rendered answer under the key in one unit of work, replay a stored answer. The Nest side is
  * idempotency.interceptor.ts.
  */
-import {
-  Format,
-  RenderRequest,
-  RenderedResponse,
-  Rendering,
-  renderError,
-  renderResult,
-} from '../core/render';
-import { ResourceDefinition } from '../core/resource';
-import type { IdempotencyStore, StoredResponse } from '../sql/idempotency';
-import type { SqlDatabase } from '../sql/sql-database';
-import { ApiError } from './api-error';
-import { clientFailure } from './failures';
+import { RenderRequest, RenderedResponse, Rendering } from '../../core/render';
+import { ResourceDefinition } from '../../core/resource';
+import type { IdempotencyStore, StoredResponse } from '../../sql/idempotency';
+import type { SqlDatabase } from '../../sql/sql-database';
+import { ApiError } from '../response/api-error';
+import { clientFailure } from '../response/failures';
+import { Format, renderError, renderResult } from '../response/renderers';
 
 /** Thrown inside a unit of work whose key another request stored under first: it rolls back. */
 class KeyTaken extends Error {}

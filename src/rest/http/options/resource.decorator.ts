@@ -1,6 +1,6 @@
 import { SetMetadata, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ResourceDefinition } from '../core/resource';
+import { ResourceDefinition } from '../../core/resource';
 
 export const RESOURCE = Symbol('RESOURCE');
 

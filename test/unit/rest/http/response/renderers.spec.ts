@@ -1,15 +1,13 @@
-import * as field from '../../../../src/rest/core/fields';
-import { Page } from '../../../../src/rest/core/paginator';
-import { tag } from '../../../../src/rest/core/preconditions';
+import * as field from '../../../../../src/rest/core/fields';
+import { Page } from '../../../../../src/rest/core/paginator';
+import { tag } from '../../../../../src/rest/core/preconditions';
+import { Message, RenderRequest, ShapelessBody } from '../../../../../src/rest/core/render';
 import {
-  Message,
   RENDERERS,
-  RenderRequest,
-  ShapelessBody,
   renderError,
   renderResult,
-} from '../../../../src/rest/core/render';
-import { defineResource } from '../../../../src/rest/core/resource';
+} from '../../../../../src/rest/http/response/renderers';
+import { defineResource } from '../../../../../src/rest/core/resource';
 
 const WIDGETS = defineResource({
   examples: { id: 1, deletable: [1, 2], create: {}, update: {}, updateAll: [{ id: 1 }] },

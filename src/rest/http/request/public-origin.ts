@@ -12,7 +12,7 @@
  */
 import { hostname, networkInterfaces } from 'node:os';
 import type { NextFunction, Request, Response } from 'express';
-import { sendError, setLinkOrigin } from './respond';
+import { sendError, setLinkOrigin } from '../response/respond';
 
 export interface PublicOriginOptions {
   /** The base of every link, without a trailing slash (`https://api.example.com/records`). */

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import { ScalarType } from '../core/fields';
-import { HtmlRequest, PageRequest, RecordAction } from '../core/html-pages';
-import { ResourceDefinition, perResource } from '../core/resource';
+import { ScalarType } from '../../core/fields';
+import { HtmlRequest, PageRequest, RecordAction } from './html-pages';
+import { ResourceDefinition, perResource } from '../../core/resource';
 import { ASSET_URLS } from './html-assets';
 
 interface Operation {

@@ -11,13 +11,13 @@
  * one field of an OperationSpec.
  */
 import { SetMetadata } from '@nestjs/common';
-import { ScalarType } from '../core/fields';
-import { EXCEPT_PARAM, FIELDS_PARAM, ONLY_PARAM, selectableFields } from '../core/selection';
-import { ORDERING_PARAM, SEARCH_PARAM } from '../core/list-query';
-import { pascal, withArticle, words } from '../core/names';
-import { PaginatorOptions } from '../core/paginator';
-import { Message } from '../core/render';
-import { ResourceDefinition } from '../core/resource';
+import { ScalarType } from '../../core/fields';
+import { EXCEPT_PARAM, FIELDS_PARAM, ONLY_PARAM, selectableFields } from '../../core/selection';
+import { ORDERING_PARAM, SEARCH_PARAM } from '../../core/list-query';
+import { pascal, withArticle, words } from '../../core/names';
+import { PaginatorOptions } from '../../core/paginator';
+import { Message } from '../../core/render';
+import { ResourceDefinition } from '../../core/resource';
 import { MAX_BULK_ITEMS, Schema, ref } from './openapi-schemas';
 
 export const OPERATION = Symbol('openapi-operation');

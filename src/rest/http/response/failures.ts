@@ -1,11 +1,11 @@
 import { HttpException } from '@nestjs/common';
-import { RecordError } from '../core/errors';
-import { ErrorBody, Failure } from '../core/render';
+import { RecordError } from '../../core/errors';
+import { ErrorBody, Failure } from '../../core/render';
 import {
   isDatabaseUnavailable,
   isStatementTimeout,
   mayHaveCommitted,
-} from '../sql/database-errors';
+} from '../../sql/database-errors';
 import { ApiError, statusOf } from './api-error';
 
 /** What the mapping needs of the request: its method and the methods its path serves. */

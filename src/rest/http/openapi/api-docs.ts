@@ -2,13 +2,13 @@ import { Injectable, RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { Field } from '../core/fields';
-import { pascal, words } from '../core/names';
-import { ErrorBody, Message, encodeError, renderBody } from '../core/render';
-import { Page } from '../core/paginator';
-import { ResourceDefinition } from '../core/resource';
-import { encodeXml } from '../core/xml';
-import { RecordCollection } from '../sql/collection';
+import { Field } from '../../core/fields';
+import { pascal, words } from '../../core/names';
+import { ErrorBody, Message, encodeError, renderBody } from '../../core/render';
+import { Page } from '../../core/paginator';
+import { ResourceDefinition } from '../../core/resource';
+import { encodeXml } from '../../core/xml';
+import { RecordCollection } from '../../sql/collection';
 import {
   Describe,
   ERROR_RESPONSES,
@@ -29,7 +29,7 @@ import {
   summaryName,
   summarySchema,
 } from './openapi-schemas';
-import { RESOURCE } from './resource.decorator';
+import { RESOURCE } from '../options/resource.decorator';
 
 type Json = Record<string, unknown>;
 

@@ -1,15 +1,10 @@
 import type { Request, Response } from 'express';
-import {
-  ErrorBody,
-  Format,
-  RenderRequest,
-  RequestUrl,
-  ResponseHeaders,
-  renderError,
-} from '../core/render';
-import { PageRequest } from '../core/html-pages';
-import { pageRequest } from './html-page';
+import { ErrorBody, RequestUrl, ResponseHeaders } from '../../core/render';
+import { PageRequest } from '../browsable/html-pages';
+import { pageRequest } from '../browsable/html-page';
+import { PageRenderRequest } from '../browsable/html-renderer';
 import { allowedMethods } from './methods';
+import { Format, renderError } from './renderers';
 
 /** The negotiated format of a request, set by `negotiateFormat`. */
 export function formatOf(res: Response): Format {
@@ -17,7 +12,7 @@ export function formatOf(res: Response): Format {
 }
 
 /** An Express request as the renderers see it; nothing is worked out before it is asked for. */
-export class ExpressRenderRequest implements RenderRequest {
+export class ExpressRenderRequest implements PageRenderRequest {
   constructor(
     private readonly req: Request,
     readonly status: number,

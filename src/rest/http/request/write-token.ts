@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { isRead } from './methods';
-import { sendError } from './respond';
+import { isRead } from '../response/methods';
+import { sendError } from '../response/respond';
 
 /**
  * Express middleware: when a token is configured, every request that is not a read must carry

@@ -4,11 +4,11 @@
  * envelope, and the error bodies every route shares.
  */
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { Field, ScalarField, ScalarType } from '../core/fields';
-import { pascal, singular } from '../core/names';
-import { PaginatorOptions } from '../core/paginator';
-import { ResourceDefinition } from '../core/resource';
-import { MAX_IDS, inputKey, writableFields } from '../core/validation';
+import { Field, ScalarField, ScalarType } from '../../core/fields';
+import { pascal, singular } from '../../core/names';
+import { PaginatorOptions } from '../../core/paginator';
+import { ResourceDefinition } from '../../core/resource';
+import { MAX_IDS, inputKey, writableFields } from '../../core/validation';
 
 /** A schema, or a reference to one. */
 export type Schema = SchemaObject & { $ref?: string };

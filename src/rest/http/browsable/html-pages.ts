@@ -8,11 +8,11 @@
  * files. What the script needs (where a form writes, the record's ETag, field types) is in data-
  * attributes, escaped like every other value.
  */
-import { pageUrl } from './envelope';
-import { Field, ScalarField, ScalarType } from './fields';
-import { words } from './names';
-import { Page } from './paginator';
-import { ResourceDefinition, perResource } from './resource';
+import { pageUrl } from '../../core/envelope';
+import { Field, ScalarField, ScalarType } from '../../core/fields';
+import { words } from '../../core/names';
+import { Page } from '../../core/paginator';
+import { ResourceDefinition, perResource } from '../../core/resource';
 import { Html, href, isSafeUrl, join, markup } from './html-template';
 
 /** The static files of the page, under their content-hashed URLs. */

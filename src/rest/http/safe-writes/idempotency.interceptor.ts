@@ -3,12 +3,12 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { Observable, from, lastValueFrom } from 'rxjs';
-import { IdempotencyStore } from '../sql/idempotency';
-import { SqlDatabase } from '../sql/sql-database';
-import { ApiError } from './api-error';
+import { IdempotencyStore } from '../../sql/idempotency';
+import { SqlDatabase } from '../../sql/sql-database';
+import { ApiError } from '../response/api-error';
 import { IdempotentWrites } from './idempotent-write';
-import { resourceOf } from './resource.decorator';
-import { ExpressRenderRequest, formatOf } from './respond';
+import { resourceOf } from '../options/resource.decorator';
+import { ExpressRenderRequest, formatOf } from '../response/respond';
 
 /** 1-255 printable ASCII characters (space included). */
 const KEY = /^[\x20-\x7e]{1,255}$/;

@@ -3,11 +3,19 @@
  * text, in attribute values and in links, and the page around it keeps its structure.
  */
 import { fc, it } from '@fast-check/jest';
-import { MARBLES } from '../../../../src/marbles/marbles.resource';
-import { PageRequest, prettyXml } from '../../../../src/rest/core/html-pages';
-import { RenderRequest, renderError, renderResult } from '../../../../src/rest/core/render';
-import { Html, href, isSafeUrl, join, markup, text } from '../../../../src/rest/core/html-template';
-import { encodeXml } from '../../../../src/rest/core/xml';
+import { MARBLES } from '../../../../../src/marbles/marbles.resource';
+import { PageRequest, prettyXml } from '../../../../../src/rest/http/browsable/html-pages';
+import { PageRenderRequest } from '../../../../../src/rest/http/browsable/html-renderer';
+import { renderError, renderResult } from '../../../../../src/rest/http/response/renderers';
+import {
+  Html,
+  href,
+  isSafeUrl,
+  join,
+  markup,
+  text,
+} from '../../../../../src/rest/http/browsable/html-template';
+import { encodeXml } from '../../../../../src/rest/core/xml';
 
 /** Strings rich in the characters that matter to HTML, and any other. */
 const hostile = fc.oneof(
@@ -106,7 +114,7 @@ describe('the HTML template', () => {
 
 describe('the pages', () => {
   /** A request for a marble's page, as the HTTP layer describes it. */
-  const request = (status: number, query = ''): RenderRequest => ({
+  const request = (status: number, query = ''): PageRenderRequest => ({
     method: 'GET',
     status,
     url: () => ({ base: 'http://localhost/api/demo/marbles/1', query }),

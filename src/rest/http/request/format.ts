@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { Format } from '../core/render';
-import { sendError } from './respond';
+import { Format } from '../response/renderers';
+import { sendError } from '../response/respond';
 
 const SUFFIX = /\.([A-Za-z][A-Za-z0-9]*)\/?$/;
 /**

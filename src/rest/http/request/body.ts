@@ -5,12 +5,12 @@
  * unsupported type) answers in the negotiated format like any other error.
  */
 import { raw, type NextFunction, type Request, type Response } from 'express';
-import { RecordError } from '../core/errors';
-import { parseJson } from '../core/json-input';
-import { parseXml } from '../core/xml-input';
-import { ApiError, statusOf } from './api-error';
-import { isRead } from './methods';
-import { sendError } from './respond';
+import { RecordError } from '../../core/errors';
+import { parseJson } from '../../core/json-input';
+import { parseXml } from '../../core/xml-input';
+import { ApiError, statusOf } from '../response/api-error';
+import { isRead } from '../response/methods';
+import { sendError } from '../response/respond';
 
 /** Largest body accepted: 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { FieldErrors, Problem, RecordError } from '../core/errors';
+import { FieldErrors, Problem, RecordError } from '../../core/errors';
 
 /** The status of each problem the lower layers report. */
 const STATUS: Record<Problem, number> = {

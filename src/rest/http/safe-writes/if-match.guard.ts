@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApiError } from './api-error';
-import { REST_OPTIONS, RestOptions } from './rest-options';
+import { ApiError } from '../response/api-error';
+import { REST_OPTIONS, RestOptions } from '../options/rest-options';
 
 /** How a write route takes If-Match, fixed when the route is declared. */
 export interface IfMatchRoute {

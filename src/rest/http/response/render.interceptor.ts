@@ -2,9 +2,10 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Observable, map } from 'rxjs';
-import { RenderedResponse, ResponseHeaders, renderResult } from '../core/render';
-import { ResourceDefinition } from '../core/resource';
-import { resourceOf } from './resource.decorator';
+import { RenderedResponse, ResponseHeaders } from '../../core/render';
+import { ResourceDefinition } from '../../core/resource';
+import { resourceOf } from '../options/resource.decorator';
+import { renderResult } from './renderers';
 import { ExpressRenderRequest, formatOf } from './respond';
 
 /**
