@@ -42,8 +42,6 @@ export interface DocumentSettings {
   description: string;
   /** `info.version`: the package version. */
   version: string;
-  /** Writes need `Authorization: Bearer <token>`. */
-  token: boolean;
   /** Collections (plural names), in the order their routes appear in the document. */
   order: readonly string[];
 }
@@ -101,7 +99,6 @@ export class ApiDocs {
         resource,
         paginator: instance.collection.paginator.options,
         paths: instance.collection.paths,
-        token: settings.token,
       };
       routes.push(...this.routesOf(controller, resource, context));
     }
@@ -178,17 +175,6 @@ export class ApiDocs {
             schema: { type: 'string' },
           },
         },
-        ...(settings.token
-          ? {
-              securitySchemes: {
-                bearer: {
-                  type: 'http',
-                  scheme: 'bearer',
-                  description: 'The API_TOKEN the service is configured with; writes only.',
-                },
-              },
-            }
-          : {}),
       },
     } as unknown as OpenAPIObject;
     this.parts.clear();
@@ -345,7 +331,6 @@ function operationObject({ spec, context, tag }: Route): Json {
         }
       : {}),
     responses,
-    ...(spec.write && context?.token ? { security: [{ bearer: [] }] } : {}),
   };
 }
 
