@@ -91,6 +91,11 @@ export class OidcProvider {
     return `${this.issuer}/jwks`;
   }
 
+  /** The key that signs now (private). */
+  get signingKey(): PrivateJwk {
+    return this.keys[0];
+  }
+
   /** The kid of the key that signs now. */
   get signingKid(): string {
     return this.keys[0].kid;
