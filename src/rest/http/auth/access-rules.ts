@@ -32,7 +32,10 @@ export interface Requirement {
   forbidden: string;
 }
 
-/** Paths that stay open whatever the configuration: the front door, health, the documents. */
+/**
+ * Paths whose reads stay open whatever the configuration: the front door, health, the
+ * documents, the pages' assets. A write is a write anywhere: it needs a write scope.
+ */
 const OPEN = /^\/(?:$|api\/?$|health(?:\/|$)|api\/openapi\.json$|api\/docs(?:\/|$)|assets\/)/;
 
 /** Methods that read (their body is never read); OPTIONS is also the CORS preflight. */
@@ -67,9 +70,9 @@ export class AccessRules {
    * format suffix); an unknown path needs what any path does, so nothing is open by mistake.
    */
   requirementOf(method: string, path: string): Requirement | undefined {
-    if (method === 'OPTIONS' || OPEN.test(path)) return undefined;
+    if (method === 'OPTIONS') return undefined;
     const write = isWrite(method);
-    if (!write && !this.readsRequired) return undefined;
+    if (!write && (!this.readsRequired || OPEN.test(path))) return undefined;
     for (const c of this.collections) {
       if (
         path.startsWith(c.prefix) &&
