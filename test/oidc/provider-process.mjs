@@ -24,7 +24,7 @@ function provider(keys) {
     scope: settings.scopes.join(' '),
     audience: settings.audience,
     accessTokenFormat: 'jwt',
-    accessTokenTTL: 600,
+    accessTokenTTL: settings.ttl ?? 600,
     jwt: { sign: { alg: keys[0].alg } },
   };
   const made = new Provider(issuer, {
