@@ -17,7 +17,7 @@ import { loggerParams } from './logging';
 import { ObservabilityModule } from './observability/observability.module';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
-import { AccessModule } from './rest/http/auth/access.module';
+import { AccessModule } from './rest/http/access.module';
 import { ReplicaStatus } from './rest/sql/sql-database';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */

@@ -97,7 +97,10 @@ export interface RateLimit {
 export interface RateLimitConfig {
   all?: RateLimit;
   writes?: RateLimit;
-  /** `REDIS_URL`: counts shared by every instance; unset, each instance counts alone. */
+  /**
+   * `REDIS_URL`: counts shared by every instance; unset, each instance counts alone. Unused
+   * while no limit is set (compose's scale profile always sets it).
+   */
   redisUrl?: string;
   /** Before every Redis key: `records:rate:`; tests give each run its own. */
   keyPrefix?: string;
@@ -362,9 +365,6 @@ export function loadConfig(
   }
   if (vars.AUTH_READS === 'required' && !jwt && !vars.API_TOKEN) {
     problems.push('AUTH_READS=required needs API_TOKEN, AUTH_ISSUER or AUTH_JWKS_URL');
-  }
-  if (vars.REDIS_URL && !vars.RATE_LIMIT && !vars.RATE_LIMIT_WRITES) {
-    problems.push('REDIS_URL is used for RATE_LIMIT and RATE_LIMIT_WRITES: set one of them');
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}.`);
   const cors = (vars.CORS_ORIGINS ?? '')

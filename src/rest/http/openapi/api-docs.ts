@@ -309,7 +309,7 @@ function operationObject({ spec, context, tag }: Route): Json {
     ...(success.headers ? { headers: success.headers } : {}),
     ...(success.schema ? { content: media(success.schema, responseExample(spec, context)) } : {}),
   };
-  for (const error of statusesOf(spec, context)) {
+  for (const error of statusesOf(spec)) {
     responses[String(error)] = { $ref: `#/components/responses/${ERROR_RESPONSES[error].name}` };
   }
   return {

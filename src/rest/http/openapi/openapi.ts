@@ -566,7 +566,7 @@ export function action(spec: {
 }
 
 /** The statuses a route answers besides its success, in order, shared ones included. */
-export function statusesOf(spec: OperationSpec, context?: OperationContext): number[] {
+export function statusesOf(spec: OperationSpec): number[] {
   const all = new Set([
     ...(spec.errors ?? []),
     ...(spec.write ? writes() : []),

@@ -7,8 +7,8 @@ import {
   OnModuleDestroy,
   Optional,
 } from '@nestjs/common';
-import { RateLimiter, RateLimitSettings } from '../rate-limit/rate-limiter';
-import { AccessControl, AccessSettings } from './access-control';
+import { RateLimiter, RateLimitSettings } from './rate-limit/rate-limiter';
+import { AccessControl, AccessSettings } from './auth/access-control';
 
 /**
  * Access control and rate limits as providers: `AccessControl` when a token of any kind is
