@@ -68,6 +68,10 @@
  *                             reports every replica in its rotation, caught up. For a primary and
  *                             a replica on this machine: `node scripts/mariadb-pair.js --database
  *                             records_bench` (prints both URLs)
+ *   BENCH_PORT_OFFSET         added to every server's port (default 0: 3100-3110), for a second
+ *                             benchmark on the same machine
+ *   BENCH_REDIS_URL           the Redis of the rate-limit rows (default: a redis-server of the
+ *                             benchmark's own on a free port)
  *   BENCH_ONLY                a regular expression: only the scenarios whose names match it
  *                             (e.g. 'XML' or 'delete')
  *   BENCH_REUSE=1             as --reuse
@@ -95,33 +99,39 @@ const { ROOT, fail } = lib;
 const CHECK_HOST = 'bench.localhost';
 const PROFILE_DIR = path.join(os.tmpdir(), 'records-bench-profiles');
 
+/**
+ * BENCH_PORT_OFFSET moves every server's port (3100 + offset, …): two benchmarks on one machine
+ * (another checkout's) then do not meet.
+ */
+const PORT_OFFSET = lib.positiveInt('BENCH_PORT_OFFSET', 0, 60_000, 0);
+
 /** Every server the benchmark may start. `probe` answers 200 once it is ready. */
 const SERVERS = {
   service: {
     label: 'service',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3100,
+    port: 3100 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: {},
   },
   baseline: {
     label: 'baseline',
     script: path.join(__dirname, 'baseline.js'),
-    port: 3101,
+    port: 3101 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: {},
   },
   bareNest: {
     label: 'bare Nest',
     script: path.join(__dirname, 'bare-nest.js'),
-    port: 3102,
+    port: 3102 + PORT_OFFSET,
     probe: '/api/demo/emails/ping',
     env: {},
   },
   bareNestInterceptor: {
     label: 'Nest + int.',
     script: path.join(__dirname, 'bare-nest.js'),
-    port: 3106,
+    port: 3106 + PORT_OFFSET,
     probe: '/api/demo/emails/ping',
     env: { BARE_NEST_INTERCEPTOR: '1' },
   },
@@ -129,14 +139,14 @@ const SERVERS = {
   nestFloor: {
     label: 'Nest floor',
     script: path.join(__dirname, 'bare-nest.js'),
-    port: 3107,
+    port: 3107 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { BARE_NEST_INTERCEPTOR: '1', BARE_NEST_RECORDS: '1' },
   },
   serviceNoCount: {
     label: 'service',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3103,
+    port: 3103 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { PAGE_TOTAL_COUNT: 'false' },
   },
@@ -144,14 +154,14 @@ const SERVERS = {
   servicePrimary: {
     label: 'primary only',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3105,
+    port: 3105 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { DATABASE_REPLICA_URLS: '' },
   },
   baselineNoCount: {
     label: 'baseline',
     script: path.join(__dirname, 'baseline.js'),
-    port: 3104,
+    port: 3104 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { PAGE_TOTAL_COUNT: 'false' },
   },
@@ -162,7 +172,7 @@ const SERVERS = {
   serviceJwt: {
     label: 'service, JWT',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3108,
+    port: 3108 + PORT_OFFSET,
     probe: '/api',
     env: { AUTH_AUDIENCE: 'records-api', AUTH_READS: 'required' },
     needs: 'oidc',
@@ -171,7 +181,7 @@ const SERVERS = {
   serviceLimitedRedis: {
     label: 'service, limits in Redis',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3109,
+    port: 3109 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { RATE_LIMIT: '999999999/1h', RATE_LIMIT_WRITES: '999999999/1h' },
     needs: 'redis',
@@ -180,7 +190,7 @@ const SERVERS = {
   serviceLimited: {
     label: 'service, limits',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3110,
+    port: 3110 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { RATE_LIMIT: '999999999/1h', RATE_LIMIT_WRITES: '999999999/1h' },
   },
