@@ -9,6 +9,10 @@
  * plainly, unless CI=true or REQUIRE_MYSQL=1, where a MySQL suite that did not run is a failure.
  * Extra arguments go to Jest (e.g. `npm test -- marbles`).
  *
+ * TEST_SCOPE=smoke runs only the unit tests and the e2e suites on SQLite: enough to show that a
+ * second Node line runs the service (CI's pass on the machine's Node; the full run is on the
+ * image's line).
+ *
  * Then the operations stages: `npm run build` once, the `ops` Jest project (test/ops/, black-box
  * tests of `node dist/main.js`; the ones under test/ops/mysql/ get OPS_MYSQL_URL and run only when
  * MySQL was prepared, and are left out by path otherwise), and, with MySQL, the image's start
@@ -35,6 +39,7 @@ const {
 
 const mysqlUrl = process.env.TEST_MYSQL_URL || DEFAULT_TEST_MYSQL_URL;
 const requireMysql = process.env.CI === 'true' || process.env.REQUIRE_MYSQL === '1';
+const smoke = process.env.TEST_SCOPE === 'smoke';
 const jestBin = require.resolve('jest/bin/jest');
 const extra = process.argv.slice(2);
 const outDir = mkdtempSync(join(tmpdir(), 'records-test-'));
@@ -131,6 +136,11 @@ async function main() {
     ),
   );
 
+  if (smoke) {
+    console.log('\n(TEST_SCOPE=smoke: unit tests and the e2e suites on SQLite only)');
+    summarize(results, []);
+  }
+
   const mysqlProblem = prepared.unreachable;
   let mysqlNote;
   if (mysqlProblem) {
@@ -189,13 +199,16 @@ async function main() {
     console.log(`--- start sequence took ${seconds(started)}`);
   }
 
+  summarize(results, [mysqlNote, replicaNote, browserNote]);
+}
+
+/** The summary of every stage, and the notes of what did not run; exits with the verdict. */
+function summarize(results, notes) {
   console.log('\n=== summary ===');
   for (const r of results) {
     console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.passed} passed, ${r.failed} failed`);
   }
-  if (mysqlNote) console.log(`${requireMysql ? 'FAIL' : 'NOTE'} ${mysqlNote}`);
-  if (replicaNote) console.log(`${requireMysql ? 'FAIL' : 'NOTE'} ${replicaNote}`);
-  if (browserNote) console.log(`${requireMysql ? 'FAIL' : 'NOTE'} ${browserNote}`);
+  for (const note of notes) if (note) console.log(`${requireMysql ? 'FAIL' : 'NOTE'} ${note}`);
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);
   console.log(`${passed} passed, ${failed} failed`);
