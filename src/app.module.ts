@@ -111,7 +111,7 @@ export class AppModule {
             collections: collections.map(({ declaration: { path, plural } }) => ({ path, plural })),
             readsRequired: config.auth.readsRequired,
           },
-          config.rateLimits,
+          { ...config.rateLimits, trustProxy: config.trustProxy },
         ),
         HealthModule,
         FrontDoorModule.forRoot(collections.map((c) => c.declaration)),

@@ -158,7 +158,9 @@ describe('rate limits, each instance counting alone', () => {
       expect((await from('203.0.113.1')).status).toBe(200);
       expect((await from('203.0.113.1')).status).toBe(200);
       expect((await from('203.0.113.1')).status).toBe(429);
-      const other = await from('203.0.113.2');
+      // The last entry is the one the nearest proxy wrote: what came before, the client's own.
+      expect((await from('198.51.100.7, 203.0.113.1')).status).toBe(429);
+      const other = await from('203.0.113.1, 203.0.113.2');
       expect(other.status).toBe(200);
       expect(other.headers['ratelimit-policy']).toBe(`"all";q=2;w=${DAY}`);
       expect(remaining(other.headers['ratelimit'])).toEqual({ all: 1 });

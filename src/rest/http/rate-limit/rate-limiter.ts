@@ -1,7 +1,9 @@
 /**
  * Rate limits per client, as Express middleware: RATE_LIMIT counts every request, and
  * RATE_LIMIT_WRITES the writes alone (a write counts against both). A client is the `sub` of
- * its verified token, else its address (`req.ip`: X-Forwarded-For only with TRUST_PROXY).
+ * its verified token, else its address: with TRUST_PROXY the last X-Forwarded-For entry, which
+ * the nearest proxy wrote (the first ones are whatever the client sent, so it could pick a new
+ * address for every request), else the connection's.
  * Past a limit the answer is 429 with `Retry-After`, in the negotiated format; every answer it
  * sees carries the IETF fields of draft-ietf-httpapi-ratelimit-headers-10, as structured-field
  * lists: `RateLimit-Policy: "all";q=600;w=60` and `RateLimit: "all";r=599;t=42`.
@@ -34,6 +36,11 @@ export interface RateLimitSettings {
   redisUrl?: string;
   /** Before every Redis key (tests give each run its own). */
   keyPrefix?: string;
+  /**
+   * TRUST_PROXY: a client without a token is the last address of X-Forwarded-For (the one the
+   * nearest proxy saw), not the connection's.
+   */
+  trustProxy?: boolean;
 }
 
 /** What readiness tells of the counts. */
@@ -67,6 +74,7 @@ export class RateLimiter {
   private readonly shared?: Counters;
   private problem?: string;
   private probe?: NodeJS.Timeout;
+  private readonly trustProxy: boolean;
 
   constructor(
     settings: RateLimitSettings,
@@ -74,6 +82,7 @@ export class RateLimiter {
   ) {
     const policy = (name: Policy['name'], limit?: RateLimit): Policy | undefined =>
       limit && { name, ...limit, field: `"${name}";q=${limit.limit};w=${limit.windowSeconds}` };
+    this.trustProxy = settings.trustProxy ?? false;
     this.all = policy('all', settings.all);
     this.writes = policy('writes', settings.writes);
     this.policyField = [this.all, this.writes]
@@ -120,7 +129,7 @@ export class RateLimiter {
       const client =
         principal && principal.actor !== API_TOKEN_ACTOR
           ? `sub:${principal.actor}`
-          : `ip:${req.ip ?? req.socket.remoteAddress}`;
+          : `ip:${this.addressOf(req)}`;
       const hits: Hit[] = policies.map((p) => ({
         policy: p.name,
         windowSeconds: p.windowSeconds,
@@ -134,6 +143,14 @@ export class RateLimiter {
         answer(this.local.hit(hits, now));
       });
     };
+  }
+
+  private addressOf(req: Request): string | undefined {
+    const forwarded = this.trustProxy ? req.headers['x-forwarded-for'] : undefined;
+    if (typeof forwarded === 'string' && forwarded !== '') {
+      return forwarded.slice(forwarded.lastIndexOf(',') + 1).trim();
+    }
+    return req.socket.remoteAddress;
   }
 
   private answer(
