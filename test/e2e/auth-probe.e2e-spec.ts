@@ -8,7 +8,7 @@
  */
 import type { Server } from 'node:http';
 import { AUDIENCE } from '../oidc/provider';
-import { bearer, everything, useProvider } from './auth/oidc';
+import { bearer, everything, useKeysReady, useProvider } from './auth/oidc';
 import { useApp } from './harness';
 import { ONE_OF_EACH } from './fixtures';
 
@@ -43,6 +43,7 @@ describe('the write probe: nothing is written without the right scope', () => {
     auth: { issuer: oidc.provider.issuer, audience: [AUDIENCE], readsRequired: false },
     seed: ONE_OF_EACH,
   }));
+  useKeysReady(t);
 
   it(
     'should refuse every write (401/403) and change no row, across routes, methods, overrides and credentials',
@@ -89,6 +90,9 @@ describe('the write probe: nothing is written without the right scope', () => {
       const before = await everything(t);
       // One listening server and keep-alive connections (fetch), a few requests in flight.
       const server = t.app.getHttpServer() as Server;
+      // Connections stay open between requests however slow the machine: a connection the
+      // server closes as idle just as a request is sent on it would reset, which says nothing.
+      server.keepAliveTimeout = 120_000;
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
       const wrong: string[] = [];

@@ -6,7 +6,7 @@
  */
 import request from 'supertest';
 import { AUDIENCE, newKey } from '../oidc/provider';
-import { bearer, useProvider } from './auth/oidc';
+import { bearer, useKeysReady, useProvider } from './auth/oidc';
 import { useApp } from './harness';
 import { ONE_OF_EACH } from './fixtures';
 
@@ -21,6 +21,7 @@ describe('reads that need a token (AUTH_READS=required)', () => {
     auth: { jwksUrl: oidc.provider.jwksUrl, audience: [AUDIENCE], readsRequired: true },
     seed: ONE_OF_EACH,
   }));
+  useKeysReady(t);
   const get = (path: string, token?: string, accept?: string) =>
     t.request({ path, headers: token ? bearer(token) : {}, accept });
 
@@ -136,6 +137,7 @@ describe('keys that rotate while the service runs', () => {
     },
     seed: ONE_OF_EACH,
   }));
+  useKeysReady(t);
 
   /** Creates a marble with this token; the status. */
   const create = async (token: string, name: string) =>

@@ -8,7 +8,7 @@
 import { createHmac, createPublicKey } from 'node:crypto';
 import { JWK } from 'jose';
 import { AUDIENCE, newKey } from '../oidc/provider';
-import { bearer, everything, useProvider } from './auth/oidc';
+import { bearer, everything, useKeysReady, useProvider } from './auth/oidc';
 import { useApp } from './harness';
 import { ONE_OF_EACH } from './fixtures';
 import { JSON_TYPE, XML_TYPE } from './http';
@@ -33,6 +33,7 @@ describe('access control with OpenID Connect tokens', () => {
     auth: { issuer: oidc.provider.issuer, audience: [AUDIENCE], readsRequired: false },
     seedEach: ONE_OF_EACH,
   }));
+  useKeysReady(t);
 
   const post = (path: string, body: object, headers: Record<string, string> = {}) =>
     t.request({ method: 'post', path, body, headers });

@@ -6,7 +6,7 @@
  * X-Forwarded-For only with TRUST_PROXY. Windows of a day here, so a test never straddles two.
  */
 import { AUDIENCE } from '../oidc/provider';
-import { bearer, useProvider } from './auth/oidc';
+import { bearer, useKeysReady, useProvider } from './auth/oidc';
 import { ApiDocs } from '../sources';
 import { useApp } from './harness';
 import { ONE_OF_EACH } from './fixtures';
@@ -39,6 +39,7 @@ describe('rate limits, each instance counting alone', () => {
       },
       seedEach: ONE_OF_EACH,
     }));
+    useKeysReady(t);
 
     it('should count a client’s requests, then answer 429 with Retry-After, in JSON and XML', async () => {
       // Each test's requests come from one address: a fresh window of its own per test would

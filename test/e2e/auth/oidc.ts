@@ -3,7 +3,7 @@
  * per kind of access, started before the app and stopped after it, and the state of every table
  * (nothing may be written by a refused request).
  */
-import { COLLECTIONS } from '../../sources';
+import { AccessControl, COLLECTIONS } from '../../sources';
 import { Client, OidcProvider, scopesOf } from '../../oidc/provider';
 import { HOOK_TIMEOUT, TestApp } from '../harness';
 
@@ -27,6 +27,26 @@ export function useProvider(): { provider: OidcProvider } {
   }, HOOK_TIMEOUT);
   afterAll(() => holder.provider?.stop(), HOOK_TIMEOUT);
   return holder;
+}
+
+/**
+ * Registers a hook (after the app's) that waits until the app holds the issuer's keys: on a
+ * loaded machine the provider may answer the app's first fetch late, and a suite that counts
+ * requests must not see a 503 (or a request counted by address) for it.
+ */
+export function useKeysReady(t: TestApp): void {
+  beforeAll(async () => {
+    const verifier = t.app.get(AccessControl).verifier!;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        return await verifier.warmUp();
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }, HOOK_TIMEOUT);
 }
 
 /** Every row of every table the collections write, to compare before and after. */
