@@ -104,6 +104,8 @@ export interface RateLimitConfig {
   redisUrl?: string;
   /** Before every Redis key: `records:rate:`; tests give each run its own. */
   keyPrefix?: string;
+  /** How long a Redis command may take before counting falls back: 500 ms (no variable; tests). */
+  commandTimeoutMs?: number;
 }
 
 export interface ReplicaConfig {

@@ -22,7 +22,13 @@ describe('rate limits shared by two instances through Redis', () => {
     const keyPrefix = `records-test:${randomBytes(6).toString('hex')}:`;
     for (const t of instances) {
       await t.start({
-        rateLimits: { all: { limit: 6, windowSeconds: DAY }, redisUrl: redis.url, keyPrefix },
+        rateLimits: {
+          all: { limit: 6, windowSeconds: DAY },
+          redisUrl: redis.url,
+          keyPrefix,
+          // 500 ms in service; a loaded test machine may take longer to read a prompt answer.
+          commandTimeoutMs: 3000,
+        },
       });
       await t.seed(ONE_OF_EACH);
     }
@@ -67,7 +73,7 @@ describe('rate limits shared by two instances through Redis', () => {
       const res = await instances[0].http().get('/api/demo/marbles/1');
       expect(res.status).toBe(200);
       expect(res.headers['ratelimit']).toMatch(/^"all";r=5;t=\d+$/);
-      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(Date.now() - started).toBeLessThan(30_000);
       expect(
         warnings.some((w) =>
           /rate limits: Redis does not answer .*each instance counts alone/.test(w),

@@ -36,6 +36,8 @@ export interface RateLimitSettings {
   redisUrl?: string;
   /** Before every Redis key (tests give each run its own). */
   keyPrefix?: string;
+  /** How long a Redis command may take: COMMAND_TIMEOUT_MS unless a test on a loaded machine says. */
+  commandTimeoutMs?: number;
   /**
    * TRUST_PROXY: a client without a token is the last address of X-Forwarded-For (the one the
    * nearest proxy saw), not the connection's.
@@ -94,7 +96,7 @@ export class RateLimiter {
         // A command while disconnected fails at once (counted here) rather than waiting.
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
-        commandTimeout: COMMAND_TIMEOUT_MS,
+        commandTimeout: settings.commandTimeoutMs ?? COMMAND_TIMEOUT_MS,
         connectTimeout: 2000,
         retryStrategy: (times) => Math.min(times * 200, 2000),
         lazyConnect: false,
