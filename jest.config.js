@@ -4,7 +4,14 @@
  * runs them one file at a time too. No e2e or ops test runs on Jest's default timeout of 5 s:
  * test/e2e/timeouts.ts and test/ops/timeouts.ts set generous ones for a loaded machine.
  */
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }] };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }],
+  // jose ships ES modules only: Node requires them (20.19+), Jest's own loader does not before
+  // Node 24.9, so its files are compiled to CommonJS for the tests (test/esm-to-cjs.js).
+  '/node_modules/jose/.+\\.js$': '<rootDir>/test/esm-to-cjs.js',
+};
+/** Everything under node_modules runs as shipped, jose excepted (above). */
+const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 
 module.exports = {
   projects: [
@@ -14,6 +21,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/unit/**/*.spec.ts'],
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
     },
     {
       displayName: 'e2e',
@@ -22,6 +30,7 @@ module.exports = {
       testEnvironment: 'node',
       setupFilesAfterEnv: ['<rootDir>/test/e2e/timeouts.ts'],
       transform,
+      transformIgnorePatterns,
     },
     {
       displayName: 'ops',
@@ -30,6 +39,7 @@ module.exports = {
       testEnvironment: 'node',
       setupFilesAfterEnv: ['<rootDir>/test/ops/timeouts.ts'],
       transform,
+      transformIgnorePatterns,
     },
   ],
 };

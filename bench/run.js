@@ -68,6 +68,10 @@
  *                             reports every replica in its rotation, caught up. For a primary and
  *                             a replica on this machine: `node scripts/mariadb-pair.js --database
  *                             records_bench` (prints both URLs)
+ *   BENCH_PORT_OFFSET         added to every server's port (default 0: 3100-3110), for a second
+ *                             benchmark on the same machine
+ *   BENCH_REDIS_URL           the Redis of the rate-limit rows (default: a redis-server of the
+ *                             benchmark's own on a free port)
  *   BENCH_ONLY                a regular expression: only the scenarios whose names match it
  *                             (e.g. 'XML' or 'delete')
  *   BENCH_REUSE=1             as --reuse
@@ -88,39 +92,46 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const lib = require('./lib');
+const { startAccessDependencies } = require('./access');
 
 const { ROOT, fail } = lib;
 /** Same Host header to both servers in the body check, so next/previous links compare equal. */
 const CHECK_HOST = 'bench.localhost';
 const PROFILE_DIR = path.join(os.tmpdir(), 'records-bench-profiles');
 
+/**
+ * BENCH_PORT_OFFSET moves every server's port (3100 + offset, …): two benchmarks on one machine
+ * (another checkout's) then do not meet.
+ */
+const PORT_OFFSET = lib.positiveInt('BENCH_PORT_OFFSET', 0, 60_000, 0);
+
 /** Every server the benchmark may start. `probe` answers 200 once it is ready. */
 const SERVERS = {
   service: {
     label: 'service',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3100,
+    port: 3100 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: {},
   },
   baseline: {
     label: 'baseline',
     script: path.join(__dirname, 'baseline.js'),
-    port: 3101,
+    port: 3101 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: {},
   },
   bareNest: {
     label: 'bare Nest',
     script: path.join(__dirname, 'bare-nest.js'),
-    port: 3102,
+    port: 3102 + PORT_OFFSET,
     probe: '/api/demo/emails/ping',
     env: {},
   },
   bareNestInterceptor: {
     label: 'Nest + int.',
     script: path.join(__dirname, 'bare-nest.js'),
-    port: 3106,
+    port: 3106 + PORT_OFFSET,
     probe: '/api/demo/emails/ping',
     env: { BARE_NEST_INTERCEPTOR: '1' },
   },
@@ -128,14 +139,14 @@ const SERVERS = {
   nestFloor: {
     label: 'Nest floor',
     script: path.join(__dirname, 'bare-nest.js'),
-    port: 3107,
+    port: 3107 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { BARE_NEST_INTERCEPTOR: '1', BARE_NEST_RECORDS: '1' },
   },
   serviceNoCount: {
     label: 'service',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3103,
+    port: 3103 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { PAGE_TOTAL_COUNT: 'false' },
   },
@@ -143,18 +154,67 @@ const SERVERS = {
   servicePrimary: {
     label: 'primary only',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3105,
+    port: 3105 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { DATABASE_REPLICA_URLS: '' },
   },
   baselineNoCount: {
     label: 'baseline',
     script: path.join(__dirname, 'baseline.js'),
-    port: 3104,
+    port: 3104 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { PAGE_TOTAL_COUNT: 'false' },
   },
+  /**
+   * Reads and writes need a JWT (AUTH_READS=required) of an OpenID Connect provider the
+   * benchmark starts (bench/access.js fills in AUTH_ISSUER); its probe is the open front door.
+   */
+  serviceJwt: {
+    label: 'service, JWT',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3108 + PORT_OFFSET,
+    probe: '/api',
+    env: { AUTH_AUDIENCE: 'records-api', AUTH_READS: 'required' },
+    needs: 'oidc',
+  },
+  /** Rate limits never reached, counted in a Redis the benchmark starts (REDIS_URL). */
+  serviceLimitedRedis: {
+    label: 'service, limits in Redis',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3109 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { RATE_LIMIT: '999999999/1h', RATE_LIMIT_WRITES: '999999999/1h' },
+    needs: 'redis',
+  },
+  /** The same limits, each instance counting alone. */
+  serviceLimited: {
+    label: 'service, limits',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3110 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { RATE_LIMIT: '999999999/1h', RATE_LIMIT_WRITES: '999999999/1h' },
+  },
 };
+
+/** `Authorization: Bearer <the provider's JWT>`, filled in once bench/access.js has it. */
+const JWT_HEADERS = {};
+
+/**
+ * The access-control rows: the same read and write with a JWT (verified once per token, then
+ * cached) and with rate limits on, against the service with neither.
+ */
+const ACCESS_READS = [
+  { name: 'one marble, JWT / no auth', service: 'serviceJwt', headers: JWT_HEADERS },
+  { name: 'one marble, limits in Redis / none', service: 'serviceLimitedRedis' },
+  { name: 'one marble, limits (instance) / none', service: 'serviceLimited' },
+].map((s) => ({
+  path: '/api/demo/marbles/42',
+  reference: 'service',
+  referenceHeaders: {},
+  referenceLabel: 'no auth, no limit',
+  target: 0.9,
+  ...s,
+}));
 
 /** What a browser sends as Accept when it opens a page. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -195,6 +255,7 @@ const SMALL_SCENARIOS = [
     referenceHeaders: {},
     referenceLabel: 'JSON',
   })),
+  ...ACCESS_READS,
   { name: 'ping', path: '/api/demo/emails/ping', reference: 'bareNest' },
   // The floor of any app rendering through a Nest interceptor (see bench/bare-nest.js).
   {
@@ -270,6 +331,18 @@ const WRITE_SCENARIOS = [
     write: { mode: 'bulk' },
     target: 0.7,
   },
+  ...[
+    { name: 'create, JWT / no auth', service: 'serviceJwt', headers: JWT_HEADERS },
+    { name: 'create, limits in Redis / none', service: 'serviceLimitedRedis' },
+    { name: 'create, limits (instance) / none', service: 'serviceLimited' },
+  ].map((s) => ({
+    reference: 'service',
+    referenceHeaders: {},
+    referenceLabel: 'no auth, no limit',
+    write: { mode: 'create' },
+    target: 0.9,
+    ...s,
+  })),
 ].map((s) => ({ service: 'service', path: WRITE_PATH, ...s }));
 
 const LARGE_QUERIES = [
@@ -412,7 +485,11 @@ function replicaUrls() {
 function serverEnv(settings, server) {
   const env = {};
   for (const name of Object.keys(process.env)) {
-    if (/^(PAGE_TOTAL_COUNT|DATABASE_REPLICA_URLS|API_TOKEN|CORS_ORIGINS|PUBLIC_URL)/.test(name)) {
+    if (
+      /^(PAGE_TOTAL_COUNT|DATABASE_REPLICA_URLS|API_TOKEN|CORS_ORIGINS|PUBLIC_URL|AUTH_|RATE_LIMIT|REDIS_URL)/.test(
+        name,
+      )
+    ) {
       env[name] = undefined;
     }
   }
@@ -478,7 +555,18 @@ async function startServers(settings, size) {
       throw fail(`port ${SERVERS[key].port} is already in use; stop whatever listens there`);
     }
   }
-  const running = {};
+  // The identity provider and Redis of the access-control rows, when they are measured.
+  const needs = new Set(keys.map((key) => SERVERS[key].needs).filter(Boolean));
+  const access = await startAccessDependencies({
+    oidc: needs.has('oidc'),
+    redis: needs.has('redis'),
+  });
+  if (access.issuer) {
+    SERVERS.serviceJwt.env.AUTH_ISSUER = access.issuer;
+    JWT_HEADERS.Authorization = `Bearer ${access.token}`;
+  }
+  if (access.redisUrl) SERVERS.serviceLimitedRedis.env.REDIS_URL = access.redisUrl;
+  const running = { [ACCESS]: access };
   for (const key of keys) {
     const server = SERVERS[key];
     const name = `${key}-${size.name}`;
@@ -507,7 +595,11 @@ async function startServers(settings, size) {
 
 async function stopServers(running) {
   await Promise.all(Object.values(running).map((s) => lib.stopChild(s.child)));
+  await running[ACCESS]?.stop();
 }
+
+/** Where `running` keeps what bench/access.js started (not a server: Object.values skips it). */
+const ACCESS = Symbol('access dependencies');
 
 // ---------------------------------------------------------------------------------------------
 // Body check

@@ -66,7 +66,12 @@ end
 function request()
   counter = counter + 1
   local name = 'bench-' .. run .. '-' .. thread_index .. '-' .. counter
+  -- The -H headers of the run (Authorization for the JWT rows): wrk.format takes its headers
+  -- table instead of wrk.headers, not merged with it.
   local headers = { ['Content-Type'] = 'application/json' }
+  for name, value in pairs(wrk.headers) do
+    if name ~= 'Host' then headers[name] = value end
+  end
   if key then
     headers['Idempotency-Key'] = name
   end

@@ -17,6 +17,7 @@ import { loggerParams } from './logging';
 import { ObservabilityModule } from './observability/observability.module';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
+import { AccessModule } from './rest/http/access.module';
 import { ReplicaStatus } from './rest/sql/sql-database';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
@@ -95,6 +96,23 @@ export class AppModule {
           ),
         ),
         DemoDataModule.forRoot(collections.map((c) => c.demo)),
+        AccessModule.forRoot(
+          {
+            apiToken: config.apiToken,
+            jwt:
+              config.auth.issuer || config.auth.jwksUrl
+                ? {
+                    issuer: config.auth.issuer,
+                    jwksUrl: config.auth.jwksUrl,
+                    audience: config.auth.audience,
+                    cooldownMs: config.auth.jwksCooldownMs,
+                  }
+                : undefined,
+            collections: collections.map(({ declaration: { path, plural } }) => ({ path, plural })),
+            readsRequired: config.auth.readsRequired,
+          },
+          { ...config.rateLimits, trustProxy: config.trustProxy },
+        ),
         HealthModule,
         FrontDoorModule.forRoot(collections.map((c) => c.declaration)),
         ...collections.map((c) => c.module),

@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Params } from 'nestjs-pino';
 import { Level, Logger } from 'pino';
 import { AppConfig } from './config/configuration';
+import { actorOf } from './rest/http/auth/principal';
 import { Metrics, routeTemplate } from './observability/metrics';
 import { rootLogger } from './observability/root-logger';
 import {
@@ -30,7 +31,7 @@ export function loggerParams(config: AppConfig): Params {
 /**
  * Express middleware, first of all: one access line per request (method, path, status, duration,
  * request id, trace id) when the response closes, at info, warn (4xx) or error (5xx, or cut
- * off). The request id comes from `X-Request-Id` when it is a sane token, else is generated, and
+ * off), with the request's actor (`actor`, see auth/principal.ts) when it has one. The request id comes from `X-Request-Id` when it is a sane token, else is generated, and
  * is echoed back; the trace is the caller's (`traceparent`) or a new one, and the response's
  * `traceparent` names this request's span. It writes the line directly rather than through
  * pino-http, which builds two child loggers (serializing the request) for every request,
@@ -57,14 +58,19 @@ export function accessLog(
         metrics.inFlight--;
         metrics.requestEnded(req, status, elapsed / 1000);
       }
-      span.end?.(routeTemplate(req), status);
+      // Who made it (a token's `sub`, `api-token`), when access control knows.
+      const actor = actorOf(req);
+      span.end?.(routeTemplate(req), status, actor);
       const complete = res.writableFinished;
       const level = !complete || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const path = pathOf(req.originalUrl);
       logger[level](
         {
-          req: { id, method: req.method, path },
+          req:
+            actor === null
+              ? { id, method: req.method, path }
+              : { id, method: req.method, path, actor },
           res: { status },
           duration_ms: Math.round(elapsed),
           trace_id: span.traceId,

@@ -1,4 +1,4 @@
-import { NestApplicationOptions } from '@nestjs/common';
+import { Logger, NestApplicationOptions } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
@@ -18,7 +18,9 @@ import { BrowsablePages } from './rest/http/browsable/html-page';
 import { negotiateFormat } from './rest/http/request/format';
 import { checkHost } from './rest/http/request/public-origin';
 import { readYourWrites } from './rest/http/request/read-your-writes';
-import { requireWriteToken } from './rest/http/request/write-token';
+import { AccessControl } from './rest/http/auth/access-control';
+import { describeAccess } from './rest/http/auth/openapi-security';
+import { RateLimiter } from './rest/http/rate-limit/rate-limiter';
 
 /** The version of package.json (beside src/ and dist/ alike): the document's `info.version`. */
 const PACKAGE_VERSION = (
@@ -55,11 +57,17 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.set('trust proxy', config.trustProxy);
   app.use(securityHeaders);
   const observability = app.get(Observability);
+  const access = app.get<AccessControl | null>(AccessControl);
+  const limiter = app.get<RateLimiter | null>(RateLimiter);
   app.use(accessLog(config, observability));
-  // Before format negotiation: always the Prometheus text format, whatever Accept says.
+  // Before format negotiation: always the Prometheus text format, whatever Accept says. Closed
+  // (401 to all) while any access control is on and no METRICS_TOKEN opens it.
   if (observability.metrics) {
     const express = app.getHttpAdapter().getInstance() as Express;
-    express.get('/metrics', metricsHandler(observability.metrics, config.metricsToken));
+    express.get(
+      '/metrics',
+      metricsHandler(observability.metrics, config.metricsToken, access !== null),
+    );
   }
   // The browsable API's script, stylesheet and icon, under content-hashed names.
   if (config.browsableApi) app.use(serveAssets);
@@ -88,7 +96,10 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
       ],
     });
   }
-  if (config.apiToken) app.use(requireWriteToken(config.apiToken));
+  // Who the request is from, its count, then what it may do: all before its body is read.
+  if (access) app.use(access.identify(limiter !== null));
+  if (limiter) app.use(limiter.middleware());
+  if (access) app.use(access.enforce());
   app.use(bodyParsers());
   if (observability.tracer) app.use(resumeSpan(observability.tracer));
   // With read replicas: a client's reads go to the primary just after its writes.
@@ -101,14 +112,30 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
       `${describeCollections(collections)} Every route ` +
       'answers in JSON or XML (a `.json` / `.xml` suffix, `?format=`, or `Accept`) and takes JSON ' +
       'or XML bodies. A path answers a method it does not list with 405 and `Allow`.' +
-      (config.apiToken ? ' Writes need `Authorization: Bearer <token>` (Authorize).' : ''),
+      (access
+        ? ` ${access.rules.readsRequired ? 'Reads and writes' : 'Writes'} need ` +
+          '`Authorization: Bearer <token>` (Authorize)' +
+          (access.verifier ? ': a JWT with the scopes each operation lists.' : '.')
+        : ''),
     version: PACKAGE_VERSION,
-    token: config.apiToken !== undefined,
     order: collections.map((c) => c.declaration.plural),
   });
+  describeAccess(document, {
+    rules: access?.rules,
+    apiToken: config.apiToken !== undefined,
+    jwt: access?.verifier !== undefined,
+    issuer: config.auth.issuer,
+    rateLimited: limiter !== null,
+  });
+  // The keys ahead of the first token; a failure is logged and tried again when a token comes.
+  access?.verifier
+    ?.warmUp()
+    .catch((error: Error) =>
+      new Logger('Access').warn(`the issuer's keys cannot be fetched yet: ${error.message}`),
+    );
   new BrowsablePages(
     document,
-    config.apiToken !== undefined,
+    access !== null,
     collections.map((c) => c.declaration),
   ).installOn(app.getHttpAdapter().getInstance() as Express);
   // Swagger UI from the swagger-ui-dist package, served by this process: no CDN.

@@ -19,5 +19,6 @@ export { EMAILS } from '../src/emails/emails.resource';
 export { MARBLES } from '../src/marbles/marbles.resource';
 export { PHONE_NUMBERS } from '../src/phone-numbers/phone-numbers.resource';
 export { ApiDocs } from '../src/rest/http/openapi/api-docs';
+export { AccessControl } from '../src/rest/http/auth/access-control';
 export { parseXml } from '../src/rest/core/xml-input';
 export { IdempotencyPurge } from '../src/rest/http/safe-writes/idempotency-purge';

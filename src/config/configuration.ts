@@ -66,6 +66,46 @@ export interface AppConfig {
   publicUrl?: string;
   allowedHosts: string[];
   healthDetails: boolean;
+  /** Who may read and write: API_TOKEN, OpenID Connect tokens, scopes (rest/http/auth). */
+  auth: AuthConfig;
+  /** RATE_LIMIT and RATE_LIMIT_WRITES per client; REDIS_URL shares the counts. */
+  rateLimits: RateLimitConfig;
+}
+
+export interface AuthConfig {
+  /** `AUTH_ISSUER`: an OpenID Connect issuer; its discovery document names the JWKS. */
+  issuer?: string;
+  /** `AUTH_JWKS_URL`: the JWKS itself (with or without an issuer). */
+  jwksUrl?: string;
+  /** `AUTH_AUDIENCE`: the `aud` a token must carry (one of these). */
+  audience: string[];
+  /** `AUTH_READS=required`: reads need a read scope too. */
+  readsRequired: boolean;
+  /**
+   * Milliseconds between two fetches of the JWKS for an unknown `kid`: 30 s. No variable sets
+   * it; the tests of key rotation shorten it.
+   */
+  jwksCooldownMs?: number;
+}
+
+/** `600/60s`: so many requests per window. */
+export interface RateLimit {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitConfig {
+  all?: RateLimit;
+  writes?: RateLimit;
+  /**
+   * `REDIS_URL`: counts shared by every instance; unset, each instance counts alone. Unused
+   * while no limit is set (compose's scale profile always sets it).
+   */
+  redisUrl?: string;
+  /** Before every Redis key: `records:rate:`; tests give each run its own. */
+  keyPrefix?: string;
+  /** How long a Redis command may take before counting falls back: 500 ms (no variable; tests). */
+  commandTimeoutMs?: number;
 }
 
 export interface ReplicaConfig {
@@ -84,6 +124,11 @@ const FLAG = /^(true|false|1|0|yes|no|on|off)$/i;
 /** `86400`, `90s`, `30m`, `24h`, `7d`: at least a second, at most 365 days. */
 const DURATION = /^([1-9]\d{0,7})(s|m|h|d)?$/;
 const SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** `600/60s`, `100/1m`, `5000/1h`: requests (1 to 10^9) per window (1 s to 1 day). */
+const RATE = /^([1-9]\d{0,8})\/([1-9]\d{0,4})(s|m|h)$/;
+
+const HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 
 /** The environment variables, with their rules (defaults are in `.env.example` and the README). */
 class Environment {
@@ -204,6 +249,36 @@ class Environment {
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   HEALTH_DETAILS?: string;
+
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'must be an http:// or https:// URL (no query)' })
+  AUTH_ISSUER?: string;
+
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'must be an http:// or https:// URL (no query)' })
+  AUTH_JWKS_URL?: string;
+
+  @IsOptional()
+  @Matches(/^[^\s,]+(\s*,\s*[^\s,]+)*$/, {
+    message: 'must be one audience or a comma-separated list',
+  })
+  AUTH_AUDIENCE?: string;
+
+  @IsOptional()
+  @IsIn(['required', 'open'], { message: 'must be required or open' })
+  AUTH_READS?: string;
+
+  @IsOptional()
+  @Matches(RATE, { message: 'must be requests/window, such as 600/60s, 100/1m or 5000/1h' })
+  RATE_LIMIT?: string;
+
+  @IsOptional()
+  @Matches(RATE, { message: 'must be requests/window, such as 60/60s, 10/1m or 500/1h' })
+  RATE_LIMIT_WRITES?: string;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
 }
 
 /** `PAGE_TOTAL_COUNT_MARBLES` and the like: one collection's count, by its name in capitals. */
@@ -281,6 +356,18 @@ export function loadConfig(
       replicaUrls[index] = replica.url;
     }
   });
+  const jwt = Boolean(vars.AUTH_ISSUER || vars.AUTH_JWKS_URL);
+  if (jwt && !vars.AUTH_AUDIENCE) {
+    problems.push(
+      'AUTH_AUDIENCE must be set with AUTH_ISSUER or AUTH_JWKS_URL (the aud tokens carry)',
+    );
+  }
+  if (vars.AUTH_AUDIENCE && !jwt) {
+    problems.push('AUTH_AUDIENCE needs AUTH_ISSUER or AUTH_JWKS_URL (where the keys come from)');
+  }
+  if (vars.AUTH_READS === 'required' && !jwt && !vars.API_TOKEN) {
+    problems.push('AUTH_READS=required needs API_TOKEN, AUTH_ISSUER or AUTH_JWKS_URL');
+  }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}.`);
   const cors = (vars.CORS_ORIGINS ?? '')
     .split(',')
@@ -325,7 +412,27 @@ export function loadConfig(
       .map((h) => h.trim().toLowerCase())
       .filter(Boolean),
     healthDetails: flag(vars.HEALTH_DETAILS ?? 'false'),
+    auth: {
+      issuer: vars.AUTH_ISSUER || undefined,
+      jwksUrl: vars.AUTH_JWKS_URL || undefined,
+      audience: (vars.AUTH_AUDIENCE ?? '')
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+      readsRequired: vars.AUTH_READS === 'required',
+    },
+    rateLimits: {
+      all: rate(vars.RATE_LIMIT),
+      writes: rate(vars.RATE_LIMIT_WRITES),
+      redisUrl: vars.REDIS_URL || undefined,
+    },
   };
+}
+
+function rate(raw: string | undefined): RateLimit | undefined {
+  const match = raw ? RATE.exec(raw) : null;
+  if (!match) return undefined;
+  return { limit: Number(match[1]), windowSeconds: Number(match[2]) * SECONDS[match[3]] };
 }
 
 /** The variables `Environment` declares; an empty value counts as unset. */
@@ -358,6 +465,13 @@ export const ENVIRONMENT_VARIABLES = [
   'PUBLIC_URL',
   'ALLOWED_HOSTS',
   'HEALTH_DETAILS',
+  'AUTH_ISSUER',
+  'AUTH_JWKS_URL',
+  'AUTH_AUDIENCE',
+  'AUTH_READS',
+  'RATE_LIMIT',
+  'RATE_LIMIT_WRITES',
+  'REDIS_URL',
 ] as const satisfies readonly (keyof Environment)[];
 
 function pick(env: Record<string, string | undefined>): Record<string, string> {
@@ -367,7 +481,7 @@ function pick(env: Record<string, string | undefined>): Record<string, string> {
 }
 
 /** Variables whose values are never repeated in a message. */
-const SECRET = new Set(['API_TOKEN', 'METRICS_TOKEN']);
+const SECRET = new Set(['API_TOKEN', 'METRICS_TOKEN', 'REDIS_URL']);
 
 function canLoad(name: string): boolean {
   try {

@@ -1,5 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Controller, Get, Headers, Inject, ServiceUnavailableException } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Headers,
+  Inject,
+  Optional,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import {
   HealthCheckService,
   HealthIndicatorFunction,
@@ -12,6 +19,7 @@ import { ApiError } from '../rest/http/response/api-error';
 import { PlainOperation } from '../rest/http/openapi/openapi';
 import { Schema } from '../rest/http/openapi/openapi-schemas';
 import { SqlDatabase } from '../rest/sql/sql-database';
+import { RateLimiter } from '../rest/http/rate-limit/rate-limiter';
 
 const TAG = { name: 'health', description: 'Probes for a load balancer or an orchestrator.' };
 
@@ -47,6 +55,7 @@ export class HealthController {
     private readonly sql: SqlDatabase,
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(RateLimiter) private readonly limiter: RateLimiter | null = null,
   ) {
     if (config.metricsToken) this.detailsToken = digest(config.metricsToken);
   }
@@ -122,6 +131,10 @@ export class HealthController {
       const servers = this.showDetails(authorization) ? replicas : replicas.length;
       checks.push(() => this.indicators.check('replicas').up({ in_rotation: serving, servers }));
     }
+    // With REDIS_URL: where the rate limits count. A Redis away leaves the service ready (each
+    // instance then counts alone), and says so.
+    const limits = this.limiter?.state();
+    if (limits) checks.push(() => this.indicators.check('rate_limits').up({ ...limits }));
     try {
       return await this.health.check(checks);
     } catch (error) {

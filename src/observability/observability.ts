@@ -61,11 +61,19 @@ function logTimings(logger: Logger): SqlObserver {
 
 /**
  * `GET /metrics`: the Prometheus text format. With a token, only for
- * `Authorization: Bearer <token>` (compared in constant time), else 401.
+ * `Authorization: Bearer <token>` (compared in constant time), else 401. `closed` (access control
+ * is on) without a token: 401 to everyone, so turning on auth never leaves the metrics open.
  */
-export function metricsHandler(metrics: Metrics, token: string | undefined) {
+export function metricsHandler(metrics: Metrics, token: string | undefined, closed = false) {
   const expected = token ? createHash('sha256').update(token).digest() : undefined;
   return (req: Request, res: Response) => {
+    if (!expected && closed) {
+      res.status(401).set('WWW-Authenticate', 'Bearer realm="metrics"').json({
+        message:
+          'Metrics are closed while access control is on; set METRICS_TOKEN to scrape them with it.',
+      });
+      return;
+    }
     if (expected) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
       const given = createHash('sha256')

@@ -79,9 +79,10 @@ export class OtelTracer implements Tracer {
       flags: ids.traceFlags & 1 ? '01' : '00',
       span,
       method: req.method,
-      end(route, status) {
+      end(route, status, actor) {
         span.updateName(`${result.method} ${route}`);
         span.setAttribute('http.route', route);
+        if (actor) span.setAttribute('enduser.id', actor);
         span.setAttribute('http.response.status_code', status);
         if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();

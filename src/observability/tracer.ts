@@ -17,8 +17,11 @@ export interface RequestSpan {
   traceId: string;
   spanId: string;
   flags: string;
-  /** When the response has closed: the route template, the status, whether it completed. */
-  end?(route: string, status: number): void;
+  /**
+   * When the response has closed: the route template, the status, and who made the request
+   * (`enduser.id`: a token's `sub`, `api-token`) when known.
+   */
+  end?(route: string, status: number, actor?: string | null): void;
 }
 
 /** What tracing offers the request path: spans for requests and statements. */

@@ -19,9 +19,14 @@ const SELECTION = /[?&](only|except|fields)=[^&]/;
 const SUFFIX = /\.[A-Za-z][A-Za-z0-9]*$/;
 const API = /^\/(api\/(demo|plain)|health)\//;
 
-/** Answers that need no route: the token, the format, the body, and no route at all. */
+/**
+ * Answers that need no route: the token and its scopes, the rate limit, the format, the body, and
+ * no route at all.
+ */
 const ERROR_NAMES: Record<string, string> = {
   '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '429': 'TooManyRequests',
   '404': 'NotFound',
   '405': 'MethodNotAllowed',
   '406': 'NotAcceptable',

@@ -79,10 +79,13 @@ describe('operations over HTTP', () => {
         const res = await send(method, path, body, `Bearer ${'y'.repeat(32)}`);
         expect(res.status).toBe(401);
         expect(res.headers['www-authenticate']).toBe(
-          'Bearer realm="records", error="invalid_token"',
+          'Bearer realm="records", error="invalid_token", error_description="the token is not valid"',
         );
         expect(res.headers['content-type']).toBe(JSON_TYPE);
-        expect(res.body).toEqual({ message: TOKEN_MESSAGE });
+        expect(res.body).toEqual({
+          message:
+            'Writes need a valid bearer token (Authorization: Bearer <token>); this one is refused: the token is not valid.',
+        });
         await expectUntouched();
       },
     );

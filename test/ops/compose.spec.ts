@@ -362,7 +362,7 @@ describe('docker-compose.yml', () => {
   });
 });
 
-describe('docker-compose.yml, scale profile (read replica, two API instances, nginx)', () => {
+describe('docker-compose.yml, scale profile (read replica, two API instances, nginx, redis)', () => {
   const replica = compose.services?.['db-replica'] ?? {};
   const scaled = compose.services?.['api-scaled'] ?? {};
   const lb = compose.services?.lb ?? {};
@@ -370,9 +370,9 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     Array.isArray(service.command) ? service.command : (service.command ?? '').split(/\s+/);
   const initScript = readFileSync(join(ROOT, 'docker', 'replica-init.sh'), 'utf8');
 
-  it('should put db-replica, api-scaled and lb in the scale profile only', () => {
+  it('should put db-replica, api-scaled, lb and redis in the scale profile only', () => {
     const scale = Object.entries(compose.services).filter(([, s]) => s.profiles?.includes('scale'));
-    expect(scale.map(([name]) => name).sort()).toEqual(['api-scaled', 'db-replica', 'lb']);
+    expect(scale.map(([name]) => name).sort()).toEqual(['api-scaled', 'db-replica', 'lb', 'redis']);
     for (const [, service] of scale) expect(service.profiles).toEqual(['scale']);
   });
 
@@ -428,6 +428,18 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     expect(scaled.depends_on).toEqual({
       db: { condition: 'service_healthy' },
       'db-replica': { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    });
+  });
+
+  it('should give the API instances one Redis for their rate limits, kept in memory only', () => {
+    const redis = compose.services?.redis ?? {};
+    expect(redis.image).toMatch(/^redis:7/);
+    expect(args(redis)).toEqual(['redis-server', '--save', '', '--appendonly', 'no']);
+    expect(loadConfig({ ...environment(scaled), RATE_LIMIT: '600/60s' }).rateLimits).toEqual({
+      all: { limit: 600, windowSeconds: 60 },
+      writes: undefined,
+      redisUrl: 'redis://redis:6379',
     });
   });
 

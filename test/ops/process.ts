@@ -75,7 +75,7 @@ export interface LogEntry {
   level: number;
   time: number;
   msg: string;
-  req?: { id: string; method: string; path: string };
+  req?: { id: string; method: string; path: string; actor?: string };
   res?: { status: number };
   duration_ms?: number;
   [key: string]: unknown;

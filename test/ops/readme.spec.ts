@@ -16,17 +16,43 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AUDIENCE, OidcProvider } from '../oidc/provider';
 import { ROOT, ServerProcess, sqliteUrl, startServer } from './process';
 
-/** The documents whose examples run, each section (`## heading`) with its commands. */
-const SECTIONS: [file: string, heading: string][] = [
+/**
+ * The documents whose examples run, each section (`## heading`) with its commands; `issuer`:
+ * the section talks to an OpenID Connect issuer at ISSUER_ADDRESS (a real one, started here with
+ * the client it names) and the server runs with the settings it gives.
+ */
+const SECTIONS: [file: string, heading: string, issuer?: 'issuer'][] = [
   ['README.md', 'Examples'],
   ['README.md', 'Safe writes'],
+  ['README.md', 'Access control and rate limits', 'issuer'],
   ['docs/examples.md', 'Reading'],
   ['docs/examples.md', 'Writing'],
   ['docs/safe-writes.md', 'Examples'],
 ];
 const ADDRESS = 'http://localhost:3000';
+/** Where the README's issuer stands. */
+const ISSUER_ADDRESS = 'http://localhost:8080';
+/** The README's client, its secret and what it may ask for; its scopes, and the server's. */
+const README_CLIENT = {
+  id: 'marbles-bot',
+  secret: 'marbles-bot-secret',
+  scopes: ['marbles:write'],
+};
+const README_SCOPES = [
+  'records:read',
+  'records:write',
+  'marbles:read',
+  'marbles:write',
+  'emails:write',
+];
+const README_AUTH_ENV = {
+  AUTH_AUDIENCE: AUDIENCE,
+  RATE_LIMIT: '600/60s',
+  RATE_LIMIT_WRITES: '60/60s',
+};
 
 interface Block {
   lang: string;
@@ -94,11 +120,12 @@ function misfit(actual: string, expected: Block): string | undefined {
   return pattern(wantBody.trimEnd()).test(body.trimEnd()) ? undefined : `the body is\n${body}`;
 }
 
-async function demoServer(): Promise<ServerProcess> {
+async function demoServer(env: Record<string, string> = {}): Promise<ServerProcess> {
   const server = await startServer({
     DATABASE_URL: sqliteUrl(),
     DEMO_DATA: 'true',
     LOG_LEVEL: 'warn',
+    ...env,
   });
   await server.waitReady();
   return server;
@@ -109,15 +136,25 @@ async function stop(server: ServerProcess): Promise<void> {
   await server.waitExit();
 }
 
-describe.each(SECTIONS)('the examples of %s, section "%s"', (file, heading) => {
+describe.each(SECTIONS)('the examples of %s, section "%s"', (file, heading, issuer) => {
+  let provider: OidcProvider | undefined;
+  afterAll(() => provider?.stop());
+
   it('should answer every command as the document shows, on a fresh demo database', async () => {
     const pairs = examples(file, heading);
     expect(pairs.length).toBeGreaterThan(0);
-    const server = await demoServer();
+    if (issuer) provider = await OidcProvider.start(README_SCOPES, [README_CLIENT]);
+    const server = await demoServer(
+      provider ? { ...README_AUTH_ENV, AUTH_ISSUER: provider.issuer } : {},
+    );
     const base = `http://localhost:${server.port}`;
+    const addresses = (text: string) =>
+      provider
+        ? text.replaceAll(ADDRESS, base).replaceAll(ISSUER_ADDRESS, provider.issuer)
+        : text.replaceAll(ADDRESS, base);
     try {
       for (const { command, expected } of pairs) {
-        const run = spawnSync('bash', ['-c', command.replaceAll(ADDRESS, base)], {
+        const run = spawnSync('bash', ['-c', addresses(command)], {
           encoding: 'utf8',
           timeout: 30_000,
         });
@@ -126,7 +163,7 @@ describe.each(SECTIONS)('the examples of %s, section "%s"', (file, heading) => {
           status: 0,
           stderr: '',
         });
-        const wanted = { ...expected, body: expected.body.replaceAll(ADDRESS, base) };
+        const wanted = { ...expected, body: addresses(expected.body) };
         expect({ command, misfit: misfit(run.stdout, wanted) }).toEqual({
           command,
           misfit: undefined,

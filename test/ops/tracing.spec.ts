@@ -97,6 +97,9 @@ function probe(): { file: string; nodeOptions: string } {
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
 
+/** The service's API_TOKEN in this suite: the writer of its write is `api-token`. */
+const WRITER_TOKEN = 'tracing-writer-token-0123456789';
+
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   const receiver = new Receiver();
   let server: ServerProcess;
@@ -110,6 +113,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
       OTEL_SERVICE_NAME: 'records-under-test',
       NODE_OPTIONS: loaded.nodeOptions,
+      API_TOKEN: WRITER_TOKEN,
     });
     await server.waitReady();
   });
@@ -157,7 +161,11 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('should start a trace of its own without traceparent, and trace the statements of a write', async () => {
     const res = await fetch(server.url('/api/demo/marbles'), {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${WRITER_TOKEN}`,
+        'X-Request-Id': 'traced-write',
+      },
       body: JSON.stringify({ name: 'Traced Opal' }),
     });
     expect(res.status).toBe(201);
@@ -171,6 +179,15 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const request = receiver.spans().find((s) => s.spanId === spanId)!;
     expect(request.name).toBe('POST /api/demo/marbles');
     expect(request.parentSpanId ?? '').toBe('');
+    // The writer: in the span, and in the access line.
+    expect(attribute(request, 'enduser.id')).toBe('api-token');
+    const line = await server.waitForLog((e) => e.req?.id === 'traced-write');
+    expect(line.req).toEqual({
+      id: 'traced-write',
+      method: 'POST',
+      path: '/api/demo/marbles',
+      actor: 'api-token',
+    });
     // The body was read in stream events; the statements still belong to the request.
     const names = receiver
       .spans()

@@ -196,7 +196,9 @@ function layout(
         <header class="top">
           ${breadcrumbs(ctx, resource)}
           <form class="token" id="token-form" data-required="${ctx.token ? 'true' : 'false'}">
-            <label for="api-token">API token${ctx.token ? '' : ' (not required)'}</label>
+            <label for="api-token"
+              >Bearer token (API token or JWT)${ctx.token ? '' : ' (not required)'}</label
+            >
             <input id="api-token" type="password" autocomplete="off" spellcheck="false" />
             <button type="submit">Use</button>
             <button type="button" id="token-forget">Forget</button>

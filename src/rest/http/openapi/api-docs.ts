@@ -42,8 +42,6 @@ export interface DocumentSettings {
   description: string;
   /** `info.version`: the package version. */
   version: string;
-  /** Writes need `Authorization: Bearer <token>`. */
-  token: boolean;
   /** Collections (plural names), in the order their routes appear in the document. */
   order: readonly string[];
 }
@@ -101,7 +99,6 @@ export class ApiDocs {
         resource,
         paginator: instance.collection.paginator.options,
         paths: instance.collection.paths,
-        token: settings.token,
       };
       routes.push(...this.routesOf(controller, resource, context));
     }
@@ -178,17 +175,6 @@ export class ApiDocs {
             schema: { type: 'string' },
           },
         },
-        ...(settings.token
-          ? {
-              securitySchemes: {
-                bearer: {
-                  type: 'http',
-                  scheme: 'bearer',
-                  description: 'The API_TOKEN the service is configured with; writes only.',
-                },
-              },
-            }
-          : {}),
       },
     } as unknown as OpenAPIObject;
     this.parts.clear();
@@ -323,7 +309,7 @@ function operationObject({ spec, context, tag }: Route): Json {
     ...(success.headers ? { headers: success.headers } : {}),
     ...(success.schema ? { content: media(success.schema, responseExample(spec, context)) } : {}),
   };
-  for (const error of statusesOf(spec, context)) {
+  for (const error of statusesOf(spec)) {
     responses[String(error)] = { $ref: `#/components/responses/${ERROR_RESPONSES[error].name}` };
   }
   return {
@@ -345,7 +331,6 @@ function operationObject({ spec, context, tag }: Route): Json {
         }
       : {}),
     responses,
-    ...(spec.write && context?.token ? { security: [{ bearer: [] }] } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI description of each route, next to the route: `@Operation(INDEX)` on a handler. A
  * description is a function of the collection's declaration and of what the running service is
- * configured with (its paginator, whether writes need a token), so the document is derived, not
+ * configured with (its paginator), so the document is derived, not
  * written: ApiDocs (api-docs.ts) finds every route of every collection controller and refuses to
  * start when one has no description.
  *
@@ -29,8 +29,6 @@ export interface OperationContext {
   paginator: PaginatorOptions | null;
   /** Paths a client may filter and order by, with their types (from the compiled queries). */
   paths: ReadonlyMap<string, ScalarType>;
-  /** Writes need `Authorization: Bearer`. */
-  token: boolean;
 }
 
 export interface BodySpec {
@@ -73,7 +71,7 @@ export interface OperationSpec {
   operationId: string;
   summary: string;
   description?: string;
-  /** A write: needs the token when one is configured, and reads a body. */
+  /** A write: reads a body (who may write is added by auth/openapi-security.ts). */
   write: boolean;
   /** `:id` in the path, with this example. */
   id?: number;
@@ -111,7 +109,11 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
     description:
       'Malformed body, failed validation (every invalid field listed), unknown field, bad query value.',
   },
-  401: { name: 'Unauthorized', description: 'A write without a valid bearer token.' },
+  401: {
+    name: 'Unauthorized',
+    description:
+      'No bearer token where one is needed, or a token that is not valid (`WWW-Authenticate` says why).',
+  },
   404: { name: 'NotFound', description: 'No such record (or the id is not a positive integer).' },
   405: {
     name: 'MethodNotAllowed',
@@ -148,9 +150,9 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
   },
 };
 
-/** The statuses of every write, after its own (the token, the body's size and type). */
-function writes(context?: OperationContext): number[] {
-  return [...(context?.token ? [401] : []), 413, 415];
+/** The statuses of every write, after its own (the body's size and type). */
+function writes(): number[] {
+  return [413, 415];
 }
 
 const sentence = (resource: ResourceDefinition) => words(resource.singular);
@@ -564,10 +566,10 @@ export function action(spec: {
 }
 
 /** The statuses a route answers besides its success, in order, shared ones included. */
-export function statusesOf(spec: OperationSpec, context?: OperationContext): number[] {
+export function statusesOf(spec: OperationSpec): number[] {
   const all = new Set([
     ...(spec.errors ?? []),
-    ...(spec.write ? writes(context) : []),
+    ...(spec.write ? writes() : []),
     // Idempotency-Key on every write (422 reused for another request, 409 still running);
     // If-Match on the writes of one record (412 not met, 428 required and missing).
     // 400: a malformed key or If-Match (and a malformed body, which DELETE may carry too).

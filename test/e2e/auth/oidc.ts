@@ -1,0 +1,62 @@
+/**
+ * What the access-control suites share: a real OpenID Connect provider (test/oidc) with a client
+ * per kind of access, started before the app and stopped after it, and the state of every table
+ * (nothing may be written by a refused request).
+ */
+import { AccessControl, COLLECTIONS } from '../../sources';
+import { Client, OidcProvider, scopesOf } from '../../oidc/provider';
+import { HOOK_TIMEOUT, TestApp } from '../harness';
+
+export const PLURALS = COLLECTIONS.map((c) => c.declaration.plural);
+
+/** Clients of the provider, by what they may do. */
+export const CLIENTS: Client[] = [
+  { id: 'admin', secret: 'admin-secret-0123456789', scopes: ['records:read', 'records:write'] },
+  { id: 'marbles-bot', secret: 'marbles-bot-secret-0123', scopes: ['marbles:write'] },
+  { id: 'marbles-reader', secret: 'marbles-reader-secret-01', scopes: ['marbles:read'] },
+  { id: 'emails-bot', secret: 'emails-bot-secret-012345', scopes: ['emails:write'] },
+  { id: 'reader', secret: 'reader-secret-0123456789', scopes: ['records:read'] },
+  { id: 'nobody', secret: 'nobody-secret-0123456789', scopes: ['profile'] },
+];
+
+/** Starts the provider before the suite's app (register it first) and stops it after. */
+export function useProvider(): { provider: OidcProvider } {
+  const holder = {} as { provider: OidcProvider };
+  beforeAll(async () => {
+    holder.provider = await OidcProvider.start(scopesOf(PLURALS), CLIENTS);
+  }, HOOK_TIMEOUT);
+  afterAll(() => holder.provider?.stop(), HOOK_TIMEOUT);
+  return holder;
+}
+
+/**
+ * Registers a hook (after the app's) that waits until the app holds the issuer's keys: on a
+ * loaded machine the provider may answer the app's first fetch late, and a suite that counts
+ * requests must not see a 503 (or a request counted by address) for it.
+ */
+export function useKeysReady(t: TestApp): void {
+  beforeAll(async () => {
+    const verifier = t.app.get(AccessControl).verifier!;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        return await verifier.warmUp();
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }, HOOK_TIMEOUT);
+}
+
+/** Every row of every table the collections write, to compare before and after. */
+export async function everything(t: TestApp): Promise<unknown> {
+  const tables = ['users', 'emails', 'phone_numbers', 'marbles', 'movies', 'genres_movies'];
+  const rows: Record<string, unknown> = {};
+  for (const table of tables) {
+    rows[table] = await t.rows(table, table === 'genres_movies' ? 'movie_id' : 'id');
+  }
+  return rows;
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

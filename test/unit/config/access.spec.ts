@@ -1,0 +1,87 @@
+import { loadConfig } from '../../../src/config/configuration';
+
+describe('configuration: access control and rate limits', () => {
+  it('should protect nothing and limit nothing by default', () => {
+    const config = loadConfig({});
+    expect(config.auth).toEqual({
+      issuer: undefined,
+      jwksUrl: undefined,
+      audience: [],
+      readsRequired: false,
+    });
+    expect(config.rateLimits).toEqual({ all: undefined, writes: undefined, redisUrl: undefined });
+  });
+
+  it('should read an issuer, a JWKS URL, audiences and AUTH_READS', () => {
+    const config = loadConfig({
+      AUTH_ISSUER: 'https://id.example.com/realms/main/',
+      AUTH_JWKS_URL: 'https://id.example.com/keys',
+      AUTH_AUDIENCE: 'records-api, other-api',
+      AUTH_READS: 'required',
+    });
+    expect(config.auth).toEqual({
+      // As given: an issuer's identifier is compared with `iss` exactly, trailing slash and all.
+      issuer: 'https://id.example.com/realms/main/',
+      jwksUrl: 'https://id.example.com/keys',
+      audience: ['records-api', 'other-api'],
+      readsRequired: true,
+    });
+  });
+
+  it.each([
+    [
+      { AUTH_ISSUER: 'id.example.com', AUTH_AUDIENCE: 'records-api' },
+      'AUTH_ISSUER must be an http:// or https:// URL (no query), got "id.example.com"',
+    ],
+    [
+      { AUTH_ISSUER: 'https://id.example.com' },
+      'AUTH_AUDIENCE must be set with AUTH_ISSUER or AUTH_JWKS_URL (the aud tokens carry)',
+    ],
+    [
+      { AUTH_AUDIENCE: 'records-api' },
+      'AUTH_AUDIENCE needs AUTH_ISSUER or AUTH_JWKS_URL (where the keys come from)',
+    ],
+    [
+      { AUTH_READS: 'required' },
+      'AUTH_READS=required needs API_TOKEN, AUTH_ISSUER or AUTH_JWKS_URL',
+    ],
+    [
+      { AUTH_READS: 'closed', API_TOKEN: 'x'.repeat(20) },
+      'AUTH_READS must be required or open, got "closed"',
+    ],
+    [
+      { RATE_LIMIT: '600' },
+      'RATE_LIMIT must be requests/window, such as 600/60s, 100/1m or 5000/1h, got "600"',
+    ],
+    [
+      { RATE_LIMIT_WRITES: '0/60s' },
+      'RATE_LIMIT_WRITES must be requests/window, such as 60/60s, 10/1m or 500/1h, got "0/60s"',
+    ],
+    [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL must be a redis:// or rediss:// URL'],
+  ])('should refuse %j in one line', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(`Invalid configuration: ${message}.`);
+  });
+
+  it('should not repeat a REDIS_URL (it may hold a password)', () => {
+    expect(() => loadConfig({ REDIS_URL: 'http://user:s3cret@cache' })).toThrow(
+      /^Invalid configuration: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL\.$/,
+    );
+  });
+
+  it('should read limits per window of seconds, minutes or hours', () => {
+    const config = loadConfig({
+      RATE_LIMIT: '600/60s',
+      RATE_LIMIT_WRITES: '100/1h',
+      REDIS_URL: 'redis://cache:6379',
+    });
+    expect(config.rateLimits).toEqual({
+      all: { limit: 600, windowSeconds: 60 },
+      writes: { limit: 100, windowSeconds: 3600 },
+      redisUrl: 'redis://cache:6379',
+    });
+    expect(loadConfig({ RATE_LIMIT: '5/2m' }).rateLimits.all).toEqual({
+      limit: 5,
+      windowSeconds: 120,
+    });
+  });
+});
