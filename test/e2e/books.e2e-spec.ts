@@ -72,14 +72,16 @@ describe('books, a collection of the test fixtures', () => {
         'PATCH /api/demo/books bulkUpdateBooks',
         'DELETE /api/demo/books bulkDestroyBooks',
         'OPTIONS /api/demo/books describeBooks',
+        'GET /api/demo/books.csv listBooksCsv',
         'GET /api/demo/books/{id} showBook',
         'PUT /api/demo/books/{id} replaceBook',
         'PATCH /api/demo/books/{id} updateBook',
         'DELETE /api/demo/books/{id} destroyBook',
+        'GET /api/demo/books/{id}.csv showBookCsv',
       ]);
       const routes = documentRoutes(res.body);
-      const movies = routes.indexOf('DELETE /api/plain/movies/{id} destroyMovie');
-      expect(routes.slice(movies + 1, movies + 11)).toEqual(standardRoutes(BOOKS_COLLECTION));
+      const movies = routes.indexOf('GET /api/plain/movies/{id}.csv showMovieCsv');
+      expect(routes.slice(movies + 1, movies + 13)).toEqual(standardRoutes(BOOKS_COLLECTION));
       expect(res.body.tags.map((tag: { name: string }) => tag.name)).toEqual([
         'emails',
         'phone_numbers',
@@ -148,7 +150,12 @@ describe('books, a collection of the test fixtures', () => {
         'DELETE',
         'OPTIONS',
       ]);
-      expect(Object.keys(res.body.paths)).toEqual([BOOKS, `${BOOKS}/{id}`]);
+      expect(Object.keys(res.body.paths)).toEqual([
+        BOOKS,
+        `${BOOKS}.csv`,
+        `${BOOKS}/{id}`,
+        `${BOOKS}/{id}.csv`,
+      ]);
     });
   });
 

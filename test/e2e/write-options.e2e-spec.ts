@@ -56,7 +56,9 @@ const COLLECTIONS: Expected[] = [
     allow: DEMO_ALLOW,
     routes: {
       '/api/demo/marbles': COLLECTION_METHODS,
+      '/api/demo/marbles.csv': ['get'],
       '/api/demo/marbles/{id}': RECORD_METHODS,
+      '/api/demo/marbles/{id}.csv': ['get'],
       '/api/demo/marbles/{id}/adjust_price': ['patch'],
       '/api/demo/marbles/{id}/toggle_is_discounted': ['patch'],
     },
@@ -76,9 +78,11 @@ const COLLECTIONS: Expected[] = [
     allow: DEMO_ALLOW,
     routes: {
       '/api/demo/emails': COLLECTION_METHODS,
+      '/api/demo/emails.csv': ['get'],
       '/api/demo/emails/ping': ['get'],
       '/api/demo/emails/child_ping': ['get'],
       '/api/demo/emails/{id}': RECORD_METHODS,
+      '/api/demo/emails/{id}.csv': ['get'],
     },
     schemas: demoSchemas('Email', 'Emails'),
     input: {
@@ -93,9 +97,11 @@ const COLLECTIONS: Expected[] = [
     allow: DEMO_ALLOW,
     routes: {
       '/api/demo/phone_numbers': COLLECTION_METHODS,
+      '/api/demo/phone_numbers.csv': ['get'],
       '/api/demo/phone_numbers/ping': ['get'],
       '/api/demo/phone_numbers/child_ping': ['get'],
       '/api/demo/phone_numbers/{id}': RECORD_METHODS,
+      '/api/demo/phone_numbers/{id}.csv': ['get'],
     },
     schemas: demoSchemas('PhoneNumber', 'PhoneNumbers'),
     input: {
@@ -109,7 +115,9 @@ const COLLECTIONS: Expected[] = [
     allow: 'GET, HEAD, POST, OPTIONS',
     routes: {
       '/api/plain/movies': ['get', 'post', 'options'],
+      '/api/plain/movies.csv': ['get'],
       '/api/plain/movies/{id}': RECORD_METHODS,
+      '/api/plain/movies/{id}.csv': ['get'],
     },
     // BulkError: the 422 of every write (invalid bulk items, or an Idempotency-Key reused).
     schemas: [

@@ -21,6 +21,7 @@ import { ApiDocs } from './openapi/api-docs';
 import * as Doc from './openapi/openapi';
 import { Operation } from './openapi/openapi';
 import { RecordIdPipe } from './record-id.pipe';
+import { Streamed } from './response/render.interceptor';
 import { Resource } from './options/resource.decorator';
 import { Conditional, IfMatch, Write } from './safe-writes/safe-writes';
 
@@ -48,8 +49,8 @@ export function CollectionController(resource: ResourceDefinition) {
 
     @Get()
     @Operation(Doc.INDEX)
-    index(@Query() query: QueryParams) {
-      return this.collection.list(query);
+    index(@Query() query: QueryParams, @Streamed() streamed: boolean) {
+      return this.collection.list(query, streamed);
     }
 
     @Post()

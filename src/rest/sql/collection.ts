@@ -3,12 +3,15 @@ import { RecordError } from '../core/errors';
 import { ScalarType } from '../core/fields';
 import { Page, Paginator } from '../core/paginator';
 import { Precondition } from '../core/preconditions';
-import { Message } from '../core/render';
+import { Message, RecordStream } from '../core/render';
 import { ResourceDefinition } from '../core/resource';
 import { Selection, parseSelection, project } from '../core/selection';
 import { SqlDatabase } from './sql-database';
 import { ApiRecord, RecordQuery } from './record-query';
 import { RecordWriter } from './record-writer';
+
+/** Records a streamed list reads per statement. */
+const STREAM_BATCH = 500;
 
 /**
  * The standard actions of a collection, for a service to extend with its own: reads through the
@@ -33,15 +36,33 @@ export class RecordCollection {
     return this.records.paths;
   }
 
-  /** An index request end to end: parse the query, page it, read the records. */
-  async list(params: QueryParams): Promise<Page<ApiRecord> | ApiRecord[]> {
+  /**
+   * An index request end to end: parse the query, page it, read the records. With `streamed` (a
+   * format that writes records as it reads them), a request for the whole filtered set answers a
+   * RecordStream: the ordered ids first, then the records in batches.
+   */
+  async list(
+    params: QueryParams,
+    streamed = false,
+  ): Promise<Page<ApiRecord> | ApiRecord[] | RecordStream<ApiRecord>> {
     const query: ListQuery = parseListQuery(params, this.records.paths);
     const selection = parseSelection(params, this.resource);
     const request = this.paginator.request(params);
+    if (request.all && streamed) return this.stream(query, selection);
     const withCount = !request.all && this.paginator.countsTotal;
     const window = this.paginator.window(request);
     const result = await this.records.list(query, window, withCount, selection);
     return this.paginator.page(request, result.records, result.count);
+  }
+
+  private async stream(query: ListQuery, selection?: Selection): Promise<RecordStream<ApiRecord>> {
+    const ids = await this.records.orderedIds(query);
+    const read = (from: number) =>
+      this.records.byIdsInOrder(ids.slice(from, from + STREAM_BATCH), query, selection);
+    const first = await read(0);
+    return new RecordStream(first, async function* () {
+      for (let from = STREAM_BATCH; from < ids.length; from += STREAM_BATCH) yield await read(from);
+    });
   }
 
   /** One record (only its selected fields), or "Marble 7 not found." */

@@ -226,6 +226,11 @@ function layout(
             <p class="formats">
               As <a href="${href(suffixed('.json'))}">JSON</a> ·
               <a href="${href(suffixed('.xml'))}">XML</a> ·
+              ${
+                resource && ctx.status < 400
+                  ? markup`<a href="${href(suffixed('.csv'))}">CSV</a> ·`
+                  : undefined
+              }
               <a href="${DOCS}">API documentation</a>
               ${
                 resource
