@@ -84,6 +84,7 @@ export class AppModule {
           },
           idempotencyTtlMs: config.idempotencyTtlMs,
           requireIfMatch: config.requireIfMatch,
+          strictQuery: config.strictQuery,
         }),
         TypeOrmModule.forFeature([IdempotencyKey]),
         PaginatorModule.forRoot(

@@ -55,6 +55,8 @@ export interface AppConfig {
   idempotencyTtlMs: number;
   /** Whether a single-record write without If-Match is refused (428). */
   requireIfMatch: boolean;
+  /** Whether a list's unknown query parameter, operator or ordering field is a 400 (else ignored). */
+  strictQuery: boolean;
   /** The HTML pages of the browsable API for browsers; off, a browser gets JSON. */
   browsableApi: boolean;
   /**
@@ -226,6 +228,10 @@ class Environment {
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   REQUIRE_IF_MATCH?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  STRICT_QUERY?: string;
 
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
@@ -405,6 +411,7 @@ export function loadConfig(
     otelServiceName: vars.OTEL_SERVICE_NAME || 'record-collections',
     idempotencyTtlMs: ttlSeconds * 1000,
     requireIfMatch: flag(vars.REQUIRE_IF_MATCH ?? 'false'),
+    strictQuery: flag(vars.STRICT_QUERY ?? 'false'),
     browsableApi: flag(vars.BROWSABLE_API ?? 'true'),
     publicUrl: vars.PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     allowedHosts: (vars.ALLOWED_HOSTS ?? '')
@@ -461,6 +468,7 @@ export const ENVIRONMENT_VARIABLES = [
   'OTEL_SERVICE_NAME',
   'IDEMPOTENCY_TTL',
   'REQUIRE_IF_MATCH',
+  'STRICT_QUERY',
   'BROWSABLE_API',
   'PUBLIC_URL',
   'ALLOWED_HOSTS',

@@ -53,6 +53,8 @@ export interface PageContext {
   assets: PageAssets;
   /** The collection's record actions (on record pages). */
   actions?: readonly RecordAction[];
+  /** The query parameters a list ignored, and why (unknown names, operators, ordering fields). */
+  ignored?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What the page needs of the request beyond what every renderer gets, from the HTTP layer. */
@@ -166,6 +168,20 @@ export type Envelope = {
   results: Row[];
 };
 
+/** What a list ignored of its query, above its data: a typo otherwise answers everything. */
+function ignoredNotice(ctx: PageContext): Html | undefined {
+  if (!ctx.ignored) return undefined;
+  return markup`<div class="ignored" role="note">
+    <p><strong>Ignored query parameters</strong> (the answer is as if they were not there;
+      <code>STRICT_QUERY=true</code> makes them a 400):</p>
+    <ul>
+      ${Object.entries(ctx.ignored).map(
+        ([name, problems]) => markup`<li><code>${name}</code>: ${problems.join(' ')}</li>`,
+      )}
+    </ul>
+  </div>`;
+}
+
 function layout(
   ctx: PageContext,
   resource: ResourceDefinition | undefined,
@@ -209,6 +225,7 @@ function layout(
           <h1>${ctx.title}</h1>
           ${ctx.description ? markup`<p class="description">${ctx.description}</p>` : undefined}
           <p id="flash" class="flash" role="status" aria-live="polite"></p>
+          ${ignoredNotice(ctx)}
           <section class="request" aria-labelledby="request-h">
             <h2 id="request-h">Request and response</h2>
             <p><code class="request-line">${requestLine}</code></p>
