@@ -225,16 +225,18 @@ describe('docker-compose.yml', () => {
     const names = [...read].filter((name) => !service.has(name));
     for (const name of read)
       expect([name, service.has(name) || names.includes(name)]).toEqual([name, true]);
-    expect(names.sort()).toEqual([
-      'API_PORT',
-      'DB_PORT',
-      'MYSQL_DATABASE',
-      'MYSQL_PASSWORD',
-      'MYSQL_ROOT_PASSWORD',
-      'MYSQL_USER',
-      'REPLICATION_PASSWORD',
-      'CLUSTER_API_PORT',
-    ].sort());
+    expect(names.sort()).toEqual(
+      [
+        'API_PORT',
+        'DB_PORT',
+        'MYSQL_DATABASE',
+        'MYSQL_PASSWORD',
+        'MYSQL_ROOT_PASSWORD',
+        'MYSQL_USER',
+        'REPLICATION_PASSWORD',
+        'CLUSTER_API_PORT',
+      ].sort(),
+    );
     for (const name of names) expect(example).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
   });
 
@@ -514,13 +516,14 @@ describe('docker-compose.yml, cluster profile (three Galera nodes, an API instan
     expect(instance.build).toEqual(api.build);
     expect((instance.ports ?? []).map(String)).toEqual(['3001:3000']);
     expect(
-      (loadCompose('docker-compose.yml', { CLUSTER_API_PORT: '4001' }).services['api-cluster']
-        .ports ?? []).map(String),
+      (
+        loadCompose('docker-compose.yml', { CLUSTER_API_PORT: '4001' }).services['api-cluster']
+          .ports ?? []
+      ).map(String),
     ).toEqual(['4001:3000']);
     const all = Object.fromEntries(serviceVariables().map((name) => [name, `value-of-${name}`]));
     const passed = environment(loadCompose('docker-compose.yml', all).services['api-cluster']);
-    for (const name of serviceVariables())
-      expect([name, passed[name]]).toEqual([name, all[name]]);
+    for (const name of serviceVariables()) expect([name, passed[name]]).toEqual([name, all[name]]);
     expect(instance.depends_on).toEqual(
       Object.fromEntries(nodes.map((name) => [name, { condition: 'service_healthy' }])),
     );
