@@ -74,13 +74,12 @@ export class RecordWriter {
 
   async create(body: unknown): Promise<ApiRecord> {
     const item = await this.readOne(body, 'create');
-    const id = await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       await this.checkInvalid(tx, [item]);
       const id = await this.guarded(tx, [item], () => this.insert(tx, item.values));
       await this.changed(tx, 'created', [id]);
-      return id;
+      return (await this.records.findById(id))!;
     });
-    return (await this.records.findById(id))!;
   }
 
   /** A partial update; with `condition` (If-Match), only of the version it names, else 412. */
@@ -89,22 +88,22 @@ export class RecordWriter {
     if (!item.errors && !this.relations.length && !this.exclusive.length) {
       // Nothing to read first: the UPDATE itself checks the version and moves updated_at. (An
       // invalid body takes the long way: "not found" comes before its 400.)
-      await this.db.transaction(async (tx) => {
+      return this.answered(async (tx) => {
         const work = [{ ...item, current: { id } }];
         await this.checkInvalid(tx, work);
         await this.guarded(tx, work, () => this.saveGuarded(tx, id, item.values, condition));
         await this.changed(tx, 'updated', [id]);
+        return (await this.records.findById(id))!;
       });
-      return (await this.records.findById(id))!;
     }
-    await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       const current = await this.lockOne(tx, id, condition);
       const work = [{ ...item, current }];
       await this.checkInvalid(tx, work);
       await this.guarded(tx, work, () => this.save(tx, item.values, current));
       await this.changed(tx, 'updated', [id]);
+      return (await this.records.findById(id))!;
     });
-    return (await this.records.findById(id))!;
   }
 
   async destroy(id: number, condition?: Precondition): Promise<void> {
@@ -149,13 +148,12 @@ export class RecordWriter {
   async bulkCreate(body: unknown): Promise<Message<ApiRecord>> {
     const items = this.bulkItems(body, 'Bulk create requires an array of objects as input.');
     const work = await this.readMany(items, 'create');
-    const ids = await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       await this.checkInvalid(tx, work, true);
-      const created = await this.guarded(tx, work, () => this.insertAll(tx, work), true);
-      await this.changed(tx, 'created', created);
-      return created;
+      const ids = await this.guarded(tx, work, () => this.insertAll(tx, work), true);
+      await this.changed(tx, 'created', ids);
+      return new Message('Bulk create successful.', await this.records.findByIds(ids));
     });
-    return new Message('Bulk create successful.', await this.records.findByIds(ids));
   }
 
   async updateAll(body: unknown): Promise<Message<ApiRecord>> {
@@ -169,7 +167,7 @@ export class RecordWriter {
       );
     }
     const read = await this.readMany(items, 'update');
-    await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       const rows = await this.lock(tx, ids as number[]);
       this.requireAll(ids as number[], rows, 'nothing was changed');
       const byId = new Map(rows.map((r) => [Number(r.id), r]));
@@ -184,8 +182,8 @@ export class RecordWriter {
         true,
       );
       await this.changed(tx, 'updated', ids as number[]);
+      return new Message('Bulk update successful.', await this.records.findByIds(ids as number[]));
     });
-    return new Message('Bulk update successful.', await this.records.findByIds(ids as number[]));
   }
 
   async destroyAll(body: unknown): Promise<Message<ApiRecord>> {
@@ -228,6 +226,15 @@ export class RecordWriter {
         tag: entityTag(id, Number(current.version) + 1),
       };
     });
+  }
+
+  /**
+   * `work` in one transaction whose reads (RecordQuery's, through the port) join it: the record
+   * is read back before COMMIT, so a write that committed is answered as written, and a read that
+   * fails rolls the write back. No statement more than a read after COMMIT would take.
+   */
+  private answered<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.unitOfWork(() => this.db.transaction(work));
   }
 
   /** Tells the change feed of the records this write changed, in its transaction (changes.ts). */
