@@ -8,6 +8,7 @@ import { APP_COLLECTIONS, Collection, migrationsOf } from './database/collection
 import { COLLECTIONS, TABLES } from './collections';
 import { connectDatabase } from './database/connect';
 import { DemoDataModule } from './database/demo-data.module';
+import { EventsModule } from './events/events.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { IdempotencyKey } from './database/idempotency-key.entity';
 import { FrontDoorModule } from './front-door/front-door.module';
@@ -115,6 +116,11 @@ export class AppModule {
         ),
         HealthModule,
         FrontDoorModule.forRoot(collections.map((c) => c.declaration)),
+        // Before the collections: `{collection}/events` is routed ahead of `{collection}/:id`.
+        EventsModule.forRoot(
+          config.events,
+          collections.map((c) => c.declaration),
+        ),
         ...collections.map((c) => c.module),
       ],
     };

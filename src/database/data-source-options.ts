@@ -8,6 +8,7 @@ import { Init1732000000000 } from './migrations/1732000000000-init';
 import { OrderingIndexes1763800000000 } from './migrations/1763800000000-ordering-indexes';
 import { SafeWrites1763900000000 } from './migrations/1763900000000-safe-writes';
 import { DescriptionKey1764000000000 } from './migrations/1764000000000-description-key';
+import { RecordEvents1764100000000 } from './migrations/1764100000000-record-events';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -25,6 +26,7 @@ export const MIGRATIONS: MigrationClass[] = [
   OrderingIndexes1763800000000,
   SafeWrites1763900000000,
   DescriptionKey1764000000000,
+  RecordEvents1764100000000,
 ];
 
 /**

@@ -20,6 +20,7 @@ import {
 import { Message } from '../core/render';
 import { ResourceDefinition, scalarFields } from '../core/resource';
 import { INT_MAX, isPlainObject, recordId } from '../core/values';
+import { ChangeAction, changeLogOf } from './changes';
 import { errorCode } from './database-errors';
 import { Row, SqlDatabase, Tx } from './sql-database';
 import { ApiRecord, RecordQuery, placeholders, readerFor } from './record-query';
@@ -73,11 +74,12 @@ export class RecordWriter {
 
   async create(body: unknown): Promise<ApiRecord> {
     const item = await this.readOne(body, 'create');
-    const id = await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       await this.checkInvalid(tx, [item]);
-      return this.guarded(tx, [item], () => this.insert(tx, item.values));
+      const id = await this.guarded(tx, [item], () => this.insert(tx, item.values));
+      await this.changed(tx, 'created', [id]);
+      return (await this.records.findById(id))!;
     });
-    return (await this.records.findById(id))!;
   }
 
   /** A partial update; with `condition` (If-Match), only of the version it names, else 412. */
@@ -86,25 +88,31 @@ export class RecordWriter {
     if (!item.errors && !this.relations.length && !this.exclusive.length) {
       // Nothing to read first: the UPDATE itself checks the version and moves updated_at. (An
       // invalid body takes the long way: "not found" comes before its 400.)
-      await this.db.transaction(async (tx) => {
+      return this.answered(async (tx) => {
         const work = [{ ...item, current: { id } }];
         await this.checkInvalid(tx, work);
         await this.guarded(tx, work, () => this.saveGuarded(tx, id, item.values, condition));
+        await this.changed(tx, 'updated', [id]);
+        return (await this.records.findById(id))!;
       });
-      return (await this.records.findById(id))!;
     }
-    await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       const current = await this.lockOne(tx, id, condition);
       const work = [{ ...item, current }];
       await this.checkInvalid(tx, work);
       await this.guarded(tx, work, () => this.save(tx, item.values, current));
+      await this.changed(tx, 'updated', [id]);
+      return (await this.records.findById(id))!;
     });
-    return (await this.records.findById(id))!;
   }
 
   async destroy(id: number, condition?: Precondition): Promise<void> {
     if (condition === undefined) {
-      const affected = await this.db.transaction((tx) => this.remove(tx, [id]));
+      const affected = await this.db.transaction(async (tx) => {
+        const removed = await this.remove(tx, [id]);
+        if (removed === 1) await this.changed(tx, 'deleted', [id]);
+        return removed;
+      });
       if (affected === 0) throw RecordError.notFound(this.resource.label, id);
       return;
     }
@@ -113,14 +121,14 @@ export class RecordWriter {
     const versions = condition === '*' ? undefined : versionsNamed(condition, id);
     await this.db.transaction(async (tx) => {
       if (versions === undefined) {
-        if ((await this.remove(tx, [id])) === 1) return;
+        if ((await this.remove(tx, [id])) === 1) return this.changed(tx, 'deleted', [id]);
       } else if (versions.length > 0) {
         const { affected } = await tx.run(
           `DELETE FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ?` +
             ` AND ${this.q('version')} IN (${placeholders(versions.length)})`,
           [id, ...versions],
         );
-        if (affected === 1) return;
+        if (affected === 1) return this.changed(tx, 'deleted', [id]);
       }
       throw await this.missedGuard(tx, id, condition);
     });
@@ -140,11 +148,12 @@ export class RecordWriter {
   async bulkCreate(body: unknown): Promise<Message<ApiRecord>> {
     const items = this.bulkItems(body, 'Bulk create requires an array of objects as input.');
     const work = await this.readMany(items, 'create');
-    const ids = await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       await this.checkInvalid(tx, work, true);
-      return this.guarded(tx, work, () => this.insertAll(tx, work), true);
+      const ids = await this.guarded(tx, work, () => this.insertAll(tx, work), true);
+      await this.changed(tx, 'created', ids);
+      return new Message('Bulk create successful.', await this.records.findByIds(ids));
     });
-    return new Message('Bulk create successful.', await this.records.findByIds(ids));
   }
 
   async updateAll(body: unknown): Promise<Message<ApiRecord>> {
@@ -158,7 +167,7 @@ export class RecordWriter {
       );
     }
     const read = await this.readMany(items, 'update');
-    await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       const rows = await this.lock(tx, ids as number[]);
       this.requireAll(ids as number[], rows, 'nothing was changed');
       const byId = new Map(rows.map((r) => [Number(r.id), r]));
@@ -172,8 +181,9 @@ export class RecordWriter {
         },
         true,
       );
+      await this.changed(tx, 'updated', ids as number[]);
+      return new Message('Bulk update successful.', await this.records.findByIds(ids as number[]));
     });
-    return new Message('Bulk update successful.', await this.records.findByIds(ids as number[]));
   }
 
   async destroyAll(body: unknown): Promise<Message<ApiRecord>> {
@@ -189,6 +199,7 @@ export class RecordWriter {
       if (affected !== unique.length) {
         throw RecordError.invalid(`Some ${this.plural} no longer exist; nothing was deleted.`);
       }
+      await this.changed(tx, 'deleted', unique);
     });
     return new Message('Bulk destroy successful.', doomed);
   }
@@ -209,11 +220,26 @@ export class RecordWriter {
       const current = await this.lockOne(tx, id, condition);
       const values = compute(this.decode(current));
       await this.save(tx, values, current);
+      await this.changed(tx, 'updated', [id]);
       return {
         values: { ...this.decode(current), ...values },
         tag: entityTag(id, Number(current.version) + 1),
       };
     });
+  }
+
+  /**
+   * `work` in one transaction whose reads (RecordQuery's, through the port) join it: the record
+   * is read back before COMMIT, so a write that committed is answered as written, and a read that
+   * fails rolls the write back. No statement more than a read after COMMIT would take.
+   */
+  private answered<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.unitOfWork(() => this.db.transaction(work));
+  }
+
+  /** Tells the change feed of the records this write changed, in its transaction (changes.ts). */
+  private async changed(tx: Tx, action: ChangeAction, ids: number[]): Promise<void> {
+    await changeLogOf(this.db)?.recorded(tx, this.resource, action, ids);
   }
 
   private async readOne(body: unknown, mode: InputMode): Promise<Item> {

@@ -487,6 +487,9 @@ function errorResponses(): Record<string, Json> {
       message: 'Some items are invalid; nothing was saved.',
       errors: [null, { name: ['This field is required.'] }] as unknown as ErrorBody['errors'],
     },
+    410: {
+      message: 'The events after 41 are no longer kept (EVENTS_RETENTION); start again from 0.',
+    },
     503: { message: 'The database is unavailable; try again shortly.' },
   };
   return Object.fromEntries(
