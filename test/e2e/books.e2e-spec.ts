@@ -87,6 +87,7 @@ describe('books, a collection of the test fixtures', () => {
         'movies',
         'books',
         'front-door',
+        'events',
         'health',
       ]);
       expect(res.body.info.description).toMatch(
@@ -148,7 +149,7 @@ describe('books, a collection of the test fixtures', () => {
         'DELETE',
         'OPTIONS',
       ]);
-      expect(Object.keys(res.body.paths)).toEqual([BOOKS, `${BOOKS}/{id}`]);
+      expect(Object.keys(res.body.paths)).toEqual([BOOKS, `${BOOKS}/{id}`, `${BOOKS}/events`]);
     });
   });
 
