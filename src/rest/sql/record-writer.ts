@@ -42,7 +42,8 @@ export class RecordWriter {
   private readonly references: ScalarField[];
   private readonly exclusive: ScalarField[];
   private readonly relations: CollectionField[];
-  private readonly stamped: { created: boolean; updated: boolean };
+  /** The columns of the timestamps set on create and on every write (`setOn`), if any. */
+  private readonly stamped: { created?: string; updated?: string };
   private readonly plural: string;
   private readonly noun: string;
   /** See `idStep`: MySQL's, once asked. */
@@ -57,15 +58,14 @@ export class RecordWriter {
   ) {
     this.input = new InputReader(resource);
     this.scalars = scalarFields(resource);
-    this.uniques = this.scalars.filter((f) => f.write?.unique);
-    this.references = this.scalars.filter((f) => f.write?.references);
+    this.uniques = this.scalars.filter((f) => f.write && f.unique);
+    this.references = this.scalars.filter((f) => f.write && f.references);
     this.exclusive = this.scalars.filter((f) => f.write?.exclusiveWithin);
     this.relations = resource.fields.filter(
       (f): f is CollectionField => f.kind === 'collection' && !!f.writeAs,
     );
-    const has = (name: string) =>
-      this.scalars.some((f) => f.name === name && f.type === 'timestamp');
-    this.stamped = { created: has('created_at'), updated: has('updated_at') };
+    const setOn = (when: 'create' | 'write') => this.scalars.find((f) => f.setOn === when)?.column;
+    this.stamped = { created: setOn('create'), updated: setOn('write') };
     this.plural = words(resource.plural);
     this.noun = words(resource.singular);
     const readers = this.scalars.map((f) => ({ key: f.name, read: readerFor(f.type, f.column) }));
@@ -342,7 +342,7 @@ export class RecordWriter {
     const checked = (i: number, key: string) => !items[i].errors?.[key];
 
     const references = [
-      ...this.references.map((f) => ({ key: f.name, table: f.write!.references!, many: false })),
+      ...this.references.map((f) => ({ key: f.name, table: f.references!, many: false })),
       ...this.relations.map((f) => ({ key: f.writeAs!, table: f.table, many: true })),
     ];
     for (const { key, table, many } of references) {
@@ -407,8 +407,8 @@ export class RecordWriter {
     await this.takeExclusiveFlags(tx, values, undefined);
     const row = this.columns(values);
     const now = toDatabaseTimestamp(new Date());
-    if (this.stamped.created) row.created_at = now;
-    if (this.stamped.updated) row.updated_at = now;
+    if (this.stamped.created) row[this.stamped.created] = now;
+    if (this.stamped.updated) row[this.stamped.updated] = now;
     const names = Object.keys(row);
     const { insertId } = await tx.run(
       `INSERT INTO ${this.q(this.resource.table)} (${names.map((n) => this.q(n)).join(', ')})` +
@@ -438,8 +438,8 @@ export class RecordWriter {
     const now = toDatabaseTimestamp(new Date());
     const rows = items.map((item) => {
       const row = this.columns(item.values);
-      if (this.stamped.created) row.created_at = now;
-      if (this.stamped.updated) row.updated_at = now;
+      if (this.stamped.created) row[this.stamped.created] = now;
+      if (this.stamped.updated) row[this.stamped.updated] = now;
       return row;
     });
     const ids: number[] = [];
@@ -481,7 +481,8 @@ export class RecordWriter {
   private async save(tx: Tx, values: Values, current: Row): Promise<void> {
     await this.takeExclusiveFlags(tx, values, current);
     const row = this.columns(values);
-    if (this.stamped.updated) row.updated_at = toDatabaseTimestamp(laterThan(current.updated_at));
+    const updated = this.stamped.updated;
+    if (updated) row[updated] = toDatabaseTimestamp(laterThan(current[updated]));
     // Every write moves the version, guarded by the version read: the check and the write are
     // one statement, so a change made in between can never be overwritten.
     const version = this.q('version');
@@ -517,7 +518,7 @@ export class RecordWriter {
     const sets = Object.keys(row).map((n) => `${this.q(n)} = ?`);
     const parameters = Object.values(row);
     if (this.stamped.updated) {
-      const stored = this.q('updated_at');
+      const stored = this.q(this.stamped.updated);
       const now = toDatabaseTimestamp(new Date());
       const later =
         this.db.dialect === 'mysql'
