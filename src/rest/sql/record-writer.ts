@@ -4,6 +4,9 @@
  * marble actions). Each request is one transaction: validation, existence and uniqueness checks,
  * the writes and the declared rules commit together or not at all. Failures are RecordErrors; the
  * HTTP layer picks their status.
+ *
+ * Longer than 500 lines: one class whose writes share their locking, version and checking steps;
+ * split in two, each half would reach into the other's private steps.
  */
 import { FieldErrors, RecordError } from '../core/errors';
 import { CollectionField, ScalarField } from '../core/fields';
@@ -50,6 +53,11 @@ export class RecordWriter {
   private mysqlIdStep?: number;
   /** Stored row → values by field name, for `change`. */
   private readonly decode: (row: Row) => Values;
+  /**
+   * By transaction, the records whose exclusive flag a write of it cleared (`takeExclusiveFlags`):
+   * changed too, so `changed` records their events beside the write's own.
+   */
+  private readonly cleared = new WeakMap<Tx, Set<number>>();
 
   constructor(
     private readonly resource: ResourceDefinition,
@@ -177,7 +185,7 @@ export class RecordWriter {
         tx,
         work,
         async () => {
-          for (const item of work) await this.save(tx, item.values, item.current);
+          for (const item of work) await this.save(tx, item.values, item.current, byId);
         },
         true,
       );
@@ -237,9 +245,22 @@ export class RecordWriter {
     return this.db.unitOfWork(() => this.db.transaction(work));
   }
 
-  /** Tells the change feed of the records this write changed, in its transaction (changes.ts). */
+  /**
+   * Tells the change feed of the records this write changed, in its transaction (changes.ts):
+   * first those whose exclusive flag it cleared (`updated`, unless the write names them itself),
+   * then its own.
+   */
   private async changed(tx: Tx, action: ChangeAction, ids: number[]): Promise<void> {
-    await changeLogOf(this.db)?.recorded(tx, this.resource, action, ids);
+    const log = changeLogOf(this.db);
+    const cleared = this.cleared.get(tx);
+    this.cleared.delete(tx);
+    if (!log) return;
+    if (cleared) {
+      const own = new Set(ids);
+      const others = [...cleared].filter((id) => !own.has(id));
+      await log.recorded(tx, this.resource, 'updated', others);
+    }
+    await log.recorded(tx, this.resource, action, ids);
   }
 
   private async readOne(body: unknown, mode: InputMode): Promise<Item> {
@@ -478,8 +499,14 @@ export class RecordWriter {
     return this.mysqlIdStep;
   }
 
-  private async save(tx: Tx, values: Values, current: Row): Promise<void> {
-    await this.takeExclusiveFlags(tx, values, current);
+  /** `batch`: the rows of a bulk update by id, kept current when this write changes one of them. */
+  private async save(
+    tx: Tx,
+    values: Values,
+    current: Row,
+    batch?: Map<number, Row>,
+  ): Promise<void> {
+    await this.takeExclusiveFlags(tx, values, current, batch);
     const row = this.columns(values);
     const updated = this.stamped.updated;
     if (updated) row[updated] = toDatabaseTimestamp(laterThan(current[updated]));
@@ -557,9 +584,16 @@ export class RecordWriter {
   /**
    * The `exclusiveWithin` rule: a record whose flag becomes true (set now, or moved to another
    * group while true) clears the flag of the group's other record, in the same transaction. A
-   * unique index backs the rule in the database.
+   * unique index backs the rule in the database. The cleared record changed: its version moves
+   * (its ETag with it), so does its `updated_at` if it has one, and it has its event (`changed`).
+   * Its row in `batch`, if there, is kept as it now is.
    */
-  private async takeExclusiveFlags(tx: Tx, values: Values, current: Row | undefined) {
+  private async takeExclusiveFlags(
+    tx: Tx,
+    values: Values,
+    current: Row | undefined,
+    batch?: Map<number, Row>,
+  ) {
     for (const field of this.exclusive) {
       const rule = field.write!.exclusiveWithin!;
       const group = this.scalars.find((f) => f.name === rule.field)!;
@@ -570,11 +604,49 @@ export class RecordWriter {
       // On MySQL through the unique key, so only the one flagged row is locked: a search by the
       // group would lock all of its rows and deadlock concurrent edits.
       const by = this.db.dialect === 'mysql' && rule.uniqueKey ? rule.uniqueKey : group.column;
-      await tx.run(
-        `UPDATE ${this.q(this.resource.table)} SET ${this.q(field.column)} = 0` +
-          ` WHERE ${this.q(by)} = ? AND ${this.q(field.column)} = 1 AND ${this.q('id')} <> ?`,
+      const lock = this.db.dialect === 'mysql' ? ' FOR UPDATE' : '';
+      const parent = group.write?.references;
+      if (lock && parent) {
+        // The group's own row first (the user of the e-mails): the writes that take one group's
+        // flag queue there, rather than meet on the flagged row's index entries, where InnoDB
+        // answers two such writes with a deadlock.
+        await tx.run(
+          `SELECT ${this.q('id')} FROM ${this.q(parent)} WHERE ${this.q('id')} = ?${lock}`,
+          [value],
+        );
+      }
+      const stamp = this.stamped.updated ? `, ${this.q('updated_at')} AS updated_at` : '';
+      const { rows } = await tx.run(
+        `SELECT ${this.q('id')} AS id${stamp} FROM ${this.q(this.resource.table)}` +
+          ` WHERE ${this.q(by)} = ? AND ${this.q(field.column)} = 1 AND ${this.q('id')} <> ?${lock}`,
         [value, current?.id ?? 0],
       );
+      let cleared = this.cleared.get(tx);
+      if (rows.length > 0 && !cleared) this.cleared.set(tx, (cleared = new Set()));
+      for (const other of rows) {
+        const id = Number(other.id);
+        const version = this.q('version');
+        const sets = [`${this.q(field.column)} = 0`, `${version} = ${version} + 1`];
+        const parameters: unknown[] = [];
+        const updatedAt = this.stamped.updated
+          ? toDatabaseTimestamp(laterThan(other.updated_at))
+          : undefined;
+        if (updatedAt !== undefined) {
+          sets.push(`${this.q('updated_at')} = ?`);
+          parameters.push(updatedAt);
+        }
+        await tx.run(
+          `UPDATE ${this.q(this.resource.table)} SET ${sets.join(', ')} WHERE ${this.q('id')} = ?`,
+          [...parameters, id],
+        );
+        cleared!.add(id);
+        const row = batch?.get(id);
+        if (row) {
+          row[field.column] = 0;
+          row.version = Number(row.version) + 1;
+          if (updatedAt !== undefined) row.updated_at = updatedAt;
+        }
+      }
     }
   }
 
