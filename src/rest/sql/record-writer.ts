@@ -605,7 +605,7 @@ export class RecordWriter {
       // group would lock all of its rows and deadlock concurrent edits.
       const by = this.db.dialect === 'mysql' && rule.uniqueKey ? rule.uniqueKey : group.column;
       const lock = this.db.dialect === 'mysql' ? ' FOR UPDATE' : '';
-      const parent = group.write?.references;
+      const parent = group.references;
       if (lock && parent) {
         // The group's own row first (the user of the e-mails): the writes that take one group's
         // flag queue there, rather than meet on the flagged row's index entries, where InnoDB
@@ -615,7 +615,8 @@ export class RecordWriter {
           [value],
         );
       }
-      const stamp = this.stamped.updated ? `, ${this.q('updated_at')} AS updated_at` : '';
+      const updatedColumn = this.stamped.updated;
+      const stamp = updatedColumn ? `, ${this.q(updatedColumn)} AS updated_at` : '';
       const { rows } = await tx.run(
         `SELECT ${this.q('id')} AS id${stamp} FROM ${this.q(this.resource.table)}` +
           ` WHERE ${this.q(by)} = ? AND ${this.q(field.column)} = 1 AND ${this.q('id')} <> ?${lock}`,
@@ -628,11 +629,11 @@ export class RecordWriter {
         const version = this.q('version');
         const sets = [`${this.q(field.column)} = 0`, `${version} = ${version} + 1`];
         const parameters: unknown[] = [];
-        const updatedAt = this.stamped.updated
+        const updatedAt = updatedColumn
           ? toDatabaseTimestamp(laterThan(other.updated_at))
           : undefined;
         if (updatedAt !== undefined) {
-          sets.push(`${this.q('updated_at')} = ?`);
+          sets.push(`${this.q(updatedColumn!)} = ?`);
           parameters.push(updatedAt);
         }
         await tx.run(
@@ -644,7 +645,7 @@ export class RecordWriter {
         if (row) {
           row[field.column] = 0;
           row.version = Number(row.version) + 1;
-          if (updatedAt !== undefined) row.updated_at = updatedAt;
+          if (updatedAt !== undefined) row[updatedColumn!] = updatedAt;
         }
       }
     }
