@@ -148,6 +148,27 @@ describe('CSV: marbles', () => {
     await http().delete(`/api/demo/marbles/${created.body.id}`).expect(204);
   });
 
+  it('should not offer CSV for the change feed: 406 when asked by name, JSON to Accept: text/csv', async () => {
+    for (const path of [
+      '/api/demo/marbles/events.csv',
+      '/api/demo/marbles/events?format=csv',
+      '/api/events?format=csv',
+    ]) {
+      const res = await http().get(path);
+      expect([path, res.status, res.headers['content-type'], res.body]).toEqual([
+        path,
+        406,
+        JSON_TYPE,
+        { message: 'CSV answers reads (GET) of the collections only; use json or xml.' },
+      ]);
+    }
+    for (const path of ['/api/demo/marbles/events', '/api/events']) {
+      const res = await http().get(path).set('Accept', 'text/csv');
+      expect([path, res.status, res.headers['content-type']]).toEqual([path, 200, JSON_TYPE]);
+      expect(res.body.results).toEqual(expect.any(Array));
+    }
+  });
+
   it('should answer a probe with its message as one column', async () => {
     const res = await http().get('/api/demo/emails/ping.csv');
     expect(res.text).toBe(csv('message', 'pong'));

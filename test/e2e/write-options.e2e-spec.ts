@@ -59,6 +59,8 @@ const COLLECTIONS: Expected[] = [
       '/api/demo/marbles.csv': ['get'],
       '/api/demo/marbles/{id}': RECORD_METHODS,
       '/api/demo/marbles/{id}.csv': ['get'],
+      // The change feed of the collection (docs/events.md).
+      '/api/demo/marbles/events': ['get'],
       '/api/demo/marbles/{id}/adjust_price': ['patch'],
       '/api/demo/marbles/{id}/toggle_is_discounted': ['patch'],
     },
@@ -83,6 +85,8 @@ const COLLECTIONS: Expected[] = [
       '/api/demo/emails/child_ping': ['get'],
       '/api/demo/emails/{id}': RECORD_METHODS,
       '/api/demo/emails/{id}.csv': ['get'],
+      // The change feed of the collection (docs/events.md).
+      '/api/demo/emails/events': ['get'],
     },
     schemas: demoSchemas('Email', 'Emails'),
     input: {
@@ -102,6 +106,8 @@ const COLLECTIONS: Expected[] = [
       '/api/demo/phone_numbers/child_ping': ['get'],
       '/api/demo/phone_numbers/{id}': RECORD_METHODS,
       '/api/demo/phone_numbers/{id}.csv': ['get'],
+      // The change feed of the collection (docs/events.md).
+      '/api/demo/phone_numbers/events': ['get'],
     },
     schemas: demoSchemas('PhoneNumber', 'PhoneNumbers'),
     input: {
@@ -118,6 +124,8 @@ const COLLECTIONS: Expected[] = [
       '/api/plain/movies.csv': ['get'],
       '/api/plain/movies/{id}': RECORD_METHODS,
       '/api/plain/movies/{id}.csv': ['get'],
+      // The change feed of the collection (docs/events.md).
+      '/api/plain/movies/events': ['get'],
     },
     // BulkError: the 422 of every write (invalid bulk items, or an Idempotency-Key reused).
     schemas: [

@@ -8,8 +8,12 @@ const SUFFIX = /\.([A-Za-z][A-Za-z0-9]*)\/?$/;
  * the documentation pages (`/api/openapi.json` is a file name, not a suffix).
  */
 const SUFFIXED = /^\/(api\/(demo|plain)\/|health\/|api\.)/;
-/** Routes that answer CSV to a GET or HEAD: the collections (their lists, records and probes). */
-const TABULAR = /^\/api\/(demo|plain)\//;
+/**
+ * Routes that answer CSV to a GET or HEAD: the collections (their lists, records and probes). Not
+ * their change feeds (`…/events`): an event carries a whole record, which has no fixed columns, so
+ * CSV is not offered there (`.csv` is 406, `Accept: text/csv` gets JSON).
+ */
+const TABULAR = /^\/api\/(demo|plain)\/(?![^/]+\/events(\.[^/]*)?\/?$)/;
 
 /**
  * Express middleware, first in the chain: path suffix, then `format=`, then the `Accept` header.
