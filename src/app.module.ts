@@ -5,8 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfigModule } from './config/config.module';
 import { AppConfig, describeDatabase } from './config/configuration';
 import { APP_COLLECTIONS, Collection, migrationsOf } from './database/collection';
-import { CollectionsCheck } from './collections-check';
-import { COLLECTIONS } from './collections';
+import { COLLECTIONS, TABLES } from './collections';
 import { connectDatabase } from './database/connect';
 import { DemoDataModule } from './database/demo-data.module';
 import { EventsModule } from './events/events.module';
@@ -20,6 +19,7 @@ import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 import { AccessModule } from './rest/http/access.module';
 import { ReplicaStatus } from './rest/sql/sql-database';
+import { entitiesOf } from './rest/sql/tables';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
@@ -51,7 +51,7 @@ export class AppModule {
   ): DynamicModule {
     return {
       module: AppModule,
-      providers: [{ provide: APP_COLLECTIONS, useValue: collections }, CollectionsCheck],
+      providers: [{ provide: APP_COLLECTIONS, useValue: collections }],
       exports: [APP_COLLECTIONS],
       imports: [
         ConfigModule.forRoot({
@@ -86,7 +86,7 @@ export class AppModule {
           idempotencyTtlMs: config.idempotencyTtlMs,
           requireIfMatch: config.requireIfMatch,
         }),
-        TypeOrmModule.forFeature([IdempotencyKey]),
+        TypeOrmModule.forFeature([IdempotencyKey, ...TABLES.flatMap(entitiesOf)]),
         PaginatorModule.forRoot(
           { pageTotalCount: config.pageTotalCount },
           Object.fromEntries(

@@ -153,6 +153,63 @@ describe('change feed', () => {
     expect(await eventsAfter(events[4].id as string, 0)).toEqual([]);
   });
 
+  it('should record the event of the e-mail whose primary flag a write cleared, before its own', async () => {
+    const first = await t
+      .http()
+      .post('/api/demo/emails')
+      .send({ email: 'p1@example.com', user_id: 1, is_primary: true });
+    expect(first.status).toBe(201);
+    const from = await head();
+    const second = await t
+      .http()
+      .post('/api/demo/emails')
+      .set('X-Request-Id', 'second-primary')
+      .send({ email: 'p2@example.com', user_id: 1, is_primary: true });
+    expect(second.status).toBe(201);
+    const [p1, p2] = [first.body.id as number, second.body.id as number];
+    const cleared = await shown(`/api/demo/emails/${p1}`);
+    expect(cleared.record).toMatchObject({ id: p1, is_primary: false });
+    // The cleared record changed, so did its ETag.
+    expect(cleared.etag).not.toBe(first.headers.etag);
+    const created = await shown(`/api/demo/emails/${p2}`);
+    const back = await t
+      .http()
+      .patch(`/api/demo/emails/${p1}`)
+      .set('X-Request-Id', 'first-again')
+      .send({ is_primary: true });
+    expect(back.status).toBe(200);
+    const [p1Again, p2Cleared] = [
+      await shown(`/api/demo/emails/${p1}`),
+      await shown(`/api/demo/emails/${p2}`),
+    ];
+
+    const events = await eventsAfter(from, 4, '/api/demo/emails/events');
+    const at = expect.any(String);
+    const event = (
+      n: number,
+      action: string,
+      id: number,
+      shownAs: typeof cleared,
+      rid: string,
+    ) => ({
+      id: String(Number(from) + n),
+      collection: 'emails',
+      action,
+      record_id: id,
+      record: shownAs.record,
+      etag: shownAs.etag,
+      at,
+      request_id: rid,
+      actor: null,
+    });
+    expect(events).toEqual([
+      event(1, 'updated', p1, cleared, 'second-primary'),
+      event(2, 'created', p2, created, 'second-primary'),
+      event(3, 'updated', p2, p2Cleared, 'first-again'),
+      event(4, 'updated', p1, p1Again, 'first-again'),
+    ]);
+  });
+
   it('should page with limit and next, narrow by collection, and answer XML', async () => {
     const from = await head();
     expect(
