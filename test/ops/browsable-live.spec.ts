@@ -110,8 +110,9 @@ describe('live notice of the browsable pages in a browser', () => {
     );
   }
 
-  it('should tell a list page that its collection changed, with a reload link, accessibly', async () => {
-    for (const scheme of ['light', 'dark'] as const) {
+  it.each(['light', 'dark'] as const)(
+    'should tell a list page that its collection changed, with a reload link, accessibly (%s)',
+    async (scheme) => {
       const { page, done } = await open('/api/demo/marbles?ordering=-id', scheme);
       expect(await page.locator('#live').innerText()).toBe('');
       expect(await page.locator('#live').getAttribute('aria-live')).toBe('polite');
@@ -129,8 +130,8 @@ describe('live notice of the browsable pages in a browser', () => {
       await Promise.all([page.waitForEvent('load'), page.locator('#live a').click()]);
       expect(await page.locator('#live').innerText()).toBe('');
       await done();
-    }
-  });
+    },
+  );
 
   it("should tell a record page about its own record only, and send it to the list when it's deleted", async () => {
     const created = await api('POST', '/api/demo/marbles', { name: 'Live Glass', radius_mm: 5 });
