@@ -13,6 +13,7 @@ import { Field, ScalarField, ScalarType } from '../../core/fields';
 import { words } from '../../core/names';
 import { Page } from '../../core/paginator';
 import { ResourceDefinition, perResource } from '../../core/resource';
+import { LiveFeed, liveNotice } from './html-live';
 import { Html, href, isSafeUrl, join, markup } from './html-template';
 
 /** The static files of the page, under their content-hashed URLs. */
@@ -20,6 +21,8 @@ export interface PageAssets {
   script: string;
   style: string;
   icon: string;
+  /** The live notice's script (html-live.ts). */
+  live: string;
 }
 
 /** A record action of a collection (`PATCH /:id/<name>`), as its route describes it. */
@@ -55,6 +58,8 @@ export interface PageContext {
   actions?: readonly RecordAction[];
   /** The query parameters a list ignored, and why (unknown names, operators, ordering fields). */
   ignored?: Readonly<Record<string, readonly string[]>>;
+  /** The feed the page's live notice listens to, when it has one. */
+  live?: LiveFeed;
 }
 
 /** What the page needs of the request beyond what every renderer gets, from the HTTP layer. */
@@ -226,6 +231,7 @@ function layout(
           ${ctx.description ? markup`<p class="description">${ctx.description}</p>` : undefined}
           <p id="flash" class="flash" role="status" aria-live="polite"></p>
           ${ignoredNotice(ctx)}
+          ${liveNotice(ctx.live, ctx.status, ctx.assets.live)}
           <section class="request" aria-labelledby="request-h">
             <h2 id="request-h">Request and response</h2>
             <p><code class="request-line">${requestLine}</code></p>
