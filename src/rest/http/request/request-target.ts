@@ -14,11 +14,13 @@
  * Node's parser refuses the worst itself (`GET foo`, no Host in HTTP/1.1) with a bare 400 before
  * the application sees the request.
  */
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express, NextFunction, Request, Response } from 'express';
 import { METHODS } from '../response/methods';
 import { printable, sendError } from '../response/respond';
 
 type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+type Handle = (req: IncomingMessage, res: ServerResponse, next?: unknown) => void;
 
 /** `scheme://authority` then the path and query (no fragment: a `#` anywhere makes it invalid). */
 const ABSOLUTE = /^https?:\/\/([^/?#]*)([^#]*)$/i;
@@ -45,22 +47,45 @@ export function readRequestTarget(negotiate: Middleware): Middleware {
       res.status(204).end();
       return;
     }
-    const absolute = ABSOLUTE.exec(url);
-    const authority = absolute?.[1];
-    if (!absolute || !authority || authority.includes('@')) {
-      return refuse(
-        req,
-        res,
-        `Request target "${printable(url)}" is neither a path nor an http(s) URL.`,
-      );
-    }
-    const rest = absolute[2];
-    const path = rest.startsWith('/') ? rest : `/${rest}`;
-    req.headers.host = authority;
-    req.url = path;
-    req.originalUrl = path;
-    next();
+    // An absolute-form target `readAbsoluteForm` did not take (or, without it, one it takes).
+    if (toOriginForm(req)) return next();
+    return refuse(
+      req,
+      res,
+      `Request target "${printable(url)}" is neither a path nor an http(s) URL.`,
+    );
   };
+}
+
+/**
+ * Makes an absolute-form request origin-form before Express routes it: its URL's authority
+ * becomes Host, its path and query the URL. Before, not in a middleware: Express's router notes
+ * the scheme and host of an absolute-form URL when it starts, and writes them back in front of
+ * the URL around any middleware mounted on a path (Nest's `forRoutes`), which cut a rewritten
+ * URL at the wrong place (`?page_size=1` was lost). A target it does not take is left for
+ * `readRequestTarget` to refuse.
+ */
+export function readAbsoluteForm(express: Express): void {
+  // `handle` is what the HTTP server calls for each request (Express 5; not in its types).
+  const app = express as unknown as { handle: Handle };
+  const handle = app.handle.bind(app);
+  app.handle = (req, res, next) => {
+    if (req.url !== undefined && req.url.charCodeAt(0) !== 0x2f /* / */) toOriginForm(req);
+    handle(req, res, next);
+  };
+}
+
+/** Whether `req.url` was an http(s) URL with a host and no user information, now made a path. */
+function toOriginForm(req: IncomingMessage & { originalUrl?: string }): boolean {
+  const absolute = ABSOLUTE.exec(req.url ?? '');
+  const authority = absolute?.[1];
+  if (!absolute || !authority || authority.includes('@')) return false;
+  const rest = absolute[2];
+  const path = rest.startsWith('/') ? rest : `/${rest}`;
+  req.headers.host = authority;
+  req.url = path;
+  req.originalUrl = path;
+  return true;
 }
 
 /** How many Host lines the request had (Node keeps only the first in `req.headers`). */
