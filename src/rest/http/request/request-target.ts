@@ -14,16 +14,44 @@
  * Node's parser refuses the worst itself (`GET foo`, no Host in HTTP/1.1) with a bare 400 before
  * the application sees the request.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Express, NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
 import { METHODS } from '../response/methods';
 import { printable, sendError } from '../response/respond';
 
 type Middleware = (req: Request, res: Response, next: NextFunction) => void;
-type Handle = (req: IncomingMessage, res: ServerResponse, next?: unknown) => void;
 
 /** `scheme://authority` then the path and query (no fragment: a `#` anywhere makes it invalid). */
 const ABSOLUTE = /^https?:\/\/([^/?#]*)([^#]*)$/i;
+
+/**
+ * The absolute-form of a request made origin-form before Express routes it: its router takes
+ * the scheme and authority of `req.url` once, as the request arrives, and puts them back in
+ * front of the path after every middleware mounted on a path, so a middleware that rewrote
+ * `req.url` would have its rewrite undone (and the query cut off). Installed on the server, in
+ * front of its request listeners (the application); what is not a valid absolute form is left
+ * for `readRequestTarget` to refuse in the negotiated format.
+ */
+export function takeOriginForm(server: Server): void {
+  const listeners = server.listeners('request') as ((...args: unknown[]) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    toOriginForm(req);
+    for (const listener of listeners) listener.call(server, req, res);
+  });
+}
+
+/** Rewrites a valid absolute-form target in place; anything else is left as it came. */
+function toOriginForm(req: IncomingMessage): void {
+  const url = req.url ?? '';
+  if (url.charCodeAt(0) === 0x2f /* / */) return;
+  const absolute = ABSOLUTE.exec(url);
+  const authority = absolute?.[1];
+  if (!absolute || !authority || authority.includes('@')) return;
+  const rest = absolute[2];
+  req.headers.host = authority;
+  req.url = rest.startsWith('/') ? rest : `/${rest}`;
+}
 
 /**
  * Express middleware, before anything that reads the path or Host. `negotiate` is format
@@ -47,45 +75,14 @@ export function readRequestTarget(negotiate: Middleware): Middleware {
       res.status(204).end();
       return;
     }
-    // An absolute-form target `readAbsoluteForm` did not take (or, without it, one it takes).
-    if (toOriginForm(req)) return next();
+    // A valid absolute form was made origin-form on the server (takeOriginForm): what is left
+    // here is not one.
     return refuse(
       req,
       res,
       `Request target "${printable(url)}" is neither a path nor an http(s) URL.`,
     );
   };
-}
-
-/**
- * Makes an absolute-form request origin-form before Express routes it: its URL's authority
- * becomes Host, its path and query the URL. Before, not in a middleware: Express's router notes
- * the scheme and host of an absolute-form URL when it starts, and writes them back in front of
- * the URL around any middleware mounted on a path (Nest's `forRoutes`), which cut a rewritten
- * URL at the wrong place (`?page_size=1` was lost). A target it does not take is left for
- * `readRequestTarget` to refuse.
- */
-export function readAbsoluteForm(express: Express): void {
-  // `handle` is what the HTTP server calls for each request (Express 5; not in its types).
-  const app = express as unknown as { handle: Handle };
-  const handle = app.handle.bind(app);
-  app.handle = (req, res, next) => {
-    if (req.url !== undefined && req.url.charCodeAt(0) !== 0x2f /* / */) toOriginForm(req);
-    handle(req, res, next);
-  };
-}
-
-/** Whether `req.url` was an http(s) URL with a host and no user information, now made a path. */
-function toOriginForm(req: IncomingMessage & { originalUrl?: string }): boolean {
-  const absolute = ABSOLUTE.exec(req.url ?? '');
-  const authority = absolute?.[1];
-  if (!absolute || !authority || authority.includes('@')) return false;
-  const rest = absolute[2];
-  const path = rest.startsWith('/') ? rest : `/${rest}`;
-  req.headers.host = authority;
-  req.url = path;
-  req.originalUrl = path;
-  return true;
 }
 
 /** How many Host lines the request had (Node keeps only the first in `req.headers`). */
