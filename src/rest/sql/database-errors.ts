@@ -67,6 +67,12 @@ const SERVER_REFUSED = new Set([
   1135, 1317, 1927,
 ]);
 
+/**
+ * A Galera node out of the primary component (no quorum) or not ready: "WSREP has not yet
+ * prepared node for application use" (1047, ER_UNKNOWN_COM_ERROR), on every statement.
+ */
+SERVER_REFUSED.add(1047);
+
 /** What drivers and TypeORM say of a pool or connection that is closed or was never opened. */
 const CLOSED =
   /connection (is )?closed|Pool is closed|closed state|database connection is not open|Connection is not established/i;
