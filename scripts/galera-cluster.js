@@ -47,6 +47,19 @@ function chownToMysql(dir) {
   if (result.status !== 0) throw new Error(`chown mysql ${dir}: ${result.stderr}`);
 }
 
+/**
+ * The nodes run as `mysql`: it must pass through every folder above their own. A folder of ours
+ * that others may not enter (mkdtemp makes them 0700) gets the right to pass (o+x), not to list.
+ */
+function letMysqlThrough(root) {
+  for (let dir = path.resolve(root); ; dir = path.dirname(dir)) {
+    const { mode, uid } = fs.statSync(dir);
+    if ((mode & 0o001) === 0 && uid === process.getuid())
+      fs.chmodSync(dir, (mode & 0o7777) | 0o011);
+    if (path.dirname(dir) === dir) return;
+  }
+}
+
 class GaleraNode {
   /**
    * @param {string} root the cluster's folder
@@ -88,6 +101,9 @@ class GaleraNode {
       `gmcast.listen_addr=tcp://127.0.0.1:${group}`,
       `ist.recv_addr=127.0.0.1:${ist}`,
       'gcache.size=64M',
+      // A node that stops answering holds every commit of the cluster until the others suspect
+      // it (Galera's default: 5 s); on one machine, 3 s is plenty (docs/scaling.md).
+      'evs.suspect_timeout=PT3S',
     ].join(';');
     const args = [
       '--no-defaults',
@@ -386,8 +402,7 @@ async function startCluster(root, { basePort, database = 'records', size = SIZE 
     );
   }
   fs.mkdirSync(root, { recursive: true });
-  // The nodes' user must reach their folders through this one.
-  fs.chmodSync(root, 0o755);
+  if (asMysql()) letMysqlThrough(root);
   const nodes = [];
   for (let i = 0; i < size; i++)
     nodes.push(new GaleraNode(root, i, await portsFor(basePort, i), database));
