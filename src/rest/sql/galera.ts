@@ -186,7 +186,8 @@ export class GaleraCluster {
     this.timer.unref();
   }
 
-  private async checkAll(): Promise<void> {
+  /** Checks every node once, and updates the writer and the rotation. */
+  async checkAll(): Promise<void> {
     await Promise.all(this.nodes.map((node) => node.check(this.options.checkTimeoutMs)));
     this.update();
   }
