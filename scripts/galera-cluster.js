@@ -11,7 +11,9 @@
  *
  * DIR defaults to <tmp>/records-galera. With --port-base N (the suites pass theirs), node i
  * (0, 1, 2) listens on N+4i (SQL), N+4i+1 (group), N+4i+2 (IST), N+4i+3 (SST); without it, on
- * free ports. The cluster has a database `records` (or NAME) and a user `records` (password
+ * free ports. Choose N below the kernel's range for outgoing connections (32768-60999 on Linux):
+ * a port of that range may be held by any client's connection, even a closed one (TIME_WAIT),
+ * when a node (re)starts, and Galera's IST listener then cannot bind it. The cluster has a database `records` (or NAME) and a user `records` (password
  * `records-secret`) that may read the nodes' status.
  *
  * Needs Debian's mariadb-server, galera-4 and rsync. The rsync state transfer (SST) a joining
@@ -25,6 +27,7 @@
 
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { findBinary, freePort } = require('./mariadb-pair');
@@ -356,10 +359,48 @@ function missing() {
   return lacking;
 }
 
+/** Whether nothing holds `port` on the loopback (a listener, or a socket bound to it). */
+function bindable(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () =>
+      server.close(() => resolve(true)),
+    );
+  });
+}
+
+/** The kernel's range of ports for outgoing connections, where any client may take a port. */
+function ephemeralRange() {
+  try {
+    const [low, high] = fs
+      .readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/);
+    return [Number(low), Number(high)];
+  } catch {
+    return [32768, 60999];
+  }
+}
+
 async function portsFor(basePort, index) {
   if (basePort) {
     const first = basePort + 4 * index;
-    return { sql: first, group: first + 1, ist: first + 2, sst: first + 3 };
+    const ports = { sql: first, group: first + 1, ist: first + 2, sst: first + 3 };
+    // Galera's IST listener cannot bind a port that a closed connection still holds
+    // (TIME_WAIT): ports for outgoing connections are a poor choice, and a taken one is named.
+    for (const port of Object.values(ports)) {
+      if (!(await bindable(port))) {
+        const [low, high] = ephemeralRange();
+        const hint =
+          port >= low && port <= high
+            ? ` (outgoing connections use ${low}-${high}: choose a base below)`
+            : '';
+        throw new Error(`port ${port} is in use${hint}`);
+      }
+    }
+    return ports;
   }
   return {
     sql: await freePort(),
