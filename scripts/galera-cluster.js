@@ -116,6 +116,7 @@ class GaleraNode {
       `--port=${sql}`,
       '--bind-address=127.0.0.1',
       `--log-error=${path.join(this.dir, 'error.log')}`,
+      `--tmpdir=${path.join(this.dir, 'tmp')}`,
       '--character-set-server=utf8mb4',
       '--skip-name-resolve',
       '--performance-schema=OFF',
@@ -411,13 +412,14 @@ async function portsFor(basePort, index) {
 }
 
 /** Creates a datadir with mariadb-install-db (root through the socket, no test db). */
-function install(datadir) {
+function install(datadir, tmpdir) {
   fs.mkdirSync(datadir, { recursive: true });
   const result = spawnSync(
     findBinary('mariadb-install-db'),
     [
       '--no-defaults',
       `--datadir=${datadir}`,
+      `--tmpdir=${tmpdir}`,
       '--auth-root-authentication-method=socket',
       '--skip-test-db',
       '--innodb-log-file-size=16M',
@@ -448,11 +450,13 @@ async function startCluster(root, { basePort, database = 'records', size = SIZE 
   for (let i = 0; i < size; i++)
     nodes.push(new GaleraNode(root, i, await portsFor(basePort, i), database));
   const peers = nodes.map((n) => `127.0.0.1:${n.ports.group}`);
+  // Temporary tables in a folder of each node's own, not the machine's /tmp.
   for (const node of nodes) {
     node.peers = peers;
-    fs.mkdirSync(node.dir, { recursive: true });
+    fs.mkdirSync(path.join(node.dir, 'tmp'), { recursive: true });
   }
-  install(nodes[0].datadir);
+  if (asMysql()) chownToMysql(nodes[0].dir);
+  install(nodes[0].datadir, path.join(nodes[0].dir, 'tmp'));
   // The joiners start from the same system tables; their data arrives by SST.
   for (const node of nodes.slice(1)) fs.cpSync(nodes[0].datadir, node.datadir, { recursive: true });
   if (asMysql()) for (const node of nodes) chownToMysql(node.dir);
