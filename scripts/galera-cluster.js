@@ -22,6 +22,9 @@
  * bootstraps the cluster (--wsrep-new-cluster) on the first start only: a node restarted later
  * joins the others (IST, or SST when it is too far behind). Nothing here touches any other
  * MariaDB server.
+ *
+ * Over 500 lines on purpose: one script a test can require and a person can run, with the node,
+ * the cluster, the ports and the command line that only make sense together.
  */
 'use strict';
 
