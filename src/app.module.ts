@@ -5,10 +5,10 @@ import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfigModule } from './config/config.module';
 import { AppConfig, describeDatabase } from './config/configuration';
 import { APP_COLLECTIONS, Collection, migrationsOf } from './database/collection';
-import { CollectionsCheck } from './collections-check';
-import { COLLECTIONS } from './collections';
+import { COLLECTIONS, TABLES } from './collections';
 import { connectDatabase } from './database/connect';
 import { DemoDataModule } from './database/demo-data.module';
+import { EventsModule } from './events/events.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { IdempotencyKey } from './database/idempotency-key.entity';
 import { FrontDoorModule } from './front-door/front-door.module';
@@ -19,6 +19,7 @@ import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 import { AccessModule } from './rest/http/access.module';
 import { ClusterNodeStatus, ReplicaStatus } from './rest/sql/sql-database';
+import { entitiesOf } from './rest/sql/tables';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
@@ -67,7 +68,7 @@ export class AppModule {
   ): DynamicModule {
     return {
       module: AppModule,
-      providers: [{ provide: APP_COLLECTIONS, useValue: collections }, CollectionsCheck],
+      providers: [{ provide: APP_COLLECTIONS, useValue: collections }],
       exports: [APP_COLLECTIONS],
       imports: [
         ConfigModule.forRoot({
@@ -116,7 +117,7 @@ export class AppModule {
           idempotencyTtlMs: config.idempotencyTtlMs,
           requireIfMatch: config.requireIfMatch,
         }),
-        TypeOrmModule.forFeature([IdempotencyKey]),
+        TypeOrmModule.forFeature([IdempotencyKey, ...TABLES.flatMap(entitiesOf)]),
         PaginatorModule.forRoot(
           { pageTotalCount: config.pageTotalCount },
           Object.fromEntries(
@@ -146,6 +147,11 @@ export class AppModule {
         ),
         HealthModule,
         FrontDoorModule.forRoot(collections.map((c) => c.declaration)),
+        // Before the collections: `{collection}/events` is routed ahead of `{collection}/:id`.
+        EventsModule.forRoot(
+          config.events,
+          collections.map((c) => c.declaration),
+        ),
         ...collections.map((c) => c.module),
       ],
     };

@@ -17,6 +17,7 @@ import { serveAssets } from './rest/http/browsable/html-assets';
 import { BrowsablePages } from './rest/http/browsable/html-page';
 import { negotiateFormat } from './rest/http/request/format';
 import { checkHost } from './rest/http/request/public-origin';
+import { readRequestTarget } from './rest/http/request/request-target';
 import { readYourWrites } from './rest/http/request/read-your-writes';
 import { AccessControl } from './rest/http/auth/access-control';
 import { describeAccess } from './rest/http/auth/openapi-security';
@@ -38,7 +39,7 @@ function securityHeaders(req: Request, res: Response, next: NextFunction) {
   const method = req.method;
   if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
     res.setHeader('Cache-Control', 'no-store');
-  } else if (req.url.startsWith('/api/docs')) {
+  } else if (req.path.startsWith('/api/docs')) {
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
   }
@@ -60,6 +61,10 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   const access = app.get<AccessControl | null>(AccessControl);
   const limiter = app.get<RateLimiter | null>(RateLimiter);
   app.use(accessLog(config, observability));
+  const negotiate = negotiateFormat({ browsable: config.browsableApi });
+  // Before anything reads the path or Host: an absolute-form request line becomes origin-form,
+  // its authority the Host; another request target, or two Host headers, is 400.
+  app.use(readRequestTarget(negotiate));
   // Before format negotiation: always the Prometheus text format, whatever Accept says. Closed
   // (401 to all) while any access control is on and no METRICS_TOKEN opens it.
   if (observability.metrics) {
@@ -71,7 +76,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   }
   // The browsable API's script, stylesheet and icon, under content-hashed names.
   if (config.browsableApi) app.use(serveAssets);
-  app.use(negotiateFormat({ browsable: config.browsableApi }));
+  app.use(negotiate);
   // Before anything builds a link: the origin of links, or 400 for a host not allowed.
   app.use(checkHost(config));
   const compress = compression({ threshold: 1024 });

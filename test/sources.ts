@@ -22,3 +22,4 @@ export { ApiDocs } from '../src/rest/http/openapi/api-docs';
 export { AccessControl } from '../src/rest/http/auth/access-control';
 export { parseXml } from '../src/rest/core/xml-input';
 export { IdempotencyPurge } from '../src/rest/http/safe-writes/idempotency-purge';
+export type { TransactionRunner } from '../src/rest/sql/transactions';

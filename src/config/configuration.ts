@@ -75,6 +75,15 @@ export interface AppConfig {
   auth: AuthConfig;
   /** RATE_LIMIT and RATE_LIMIT_WRITES per client; REDIS_URL shares the counts. */
   rateLimits: RateLimitConfig;
+  /** The change feed (docs/events.md). */
+  events: EventsConfig;
+}
+
+export interface EventsConfig {
+  /** EVENTS_ENABLED (default true): writes record events, the feed's routes serve them. */
+  enabled: boolean;
+  /** EVENTS_RETENTION (default 7d): how long events are kept, in milliseconds. */
+  retentionMs: number;
 }
 
 export interface AuthConfig {
@@ -234,6 +243,14 @@ class Environment {
 
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
+  EVENTS_ENABLED?: string;
+
+  @IsOptional()
+  @Matches(DURATION, { message: 'must be a duration: seconds, or a number with s, m, h or d' })
+  EVENTS_RETENTION?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
   BROWSABLE_API?: string;
 
   @IsOptional()
@@ -332,6 +349,11 @@ export function loadConfig(
   const ttlSeconds = ttl ? Number(ttl[1]) * SECONDS[ttl[2] ?? 's'] : 0;
   if (ttl && ttlSeconds > 365 * 86400) {
     problems.push(`IDEMPOTENCY_TTL must be at most 365d, got "${vars.IDEMPOTENCY_TTL}"`);
+  }
+  const retention = DURATION.exec(vars.EVENTS_RETENTION ?? '7d');
+  const retentionSeconds = retention ? Number(retention[1]) * SECONDS[retention[2] ?? 's'] : 0;
+  if (retention && (retentionSeconds < 60 || retentionSeconds > 3650 * 86400)) {
+    problems.push(`EVENTS_RETENTION must be from 60s to 3650d, got "${vars.EVENTS_RETENTION}"`);
   }
   const headersTimeout = Number(vars.HEADERS_TIMEOUT ?? '10');
   const requestTimeout = Number(vars.REQUEST_TIMEOUT ?? '20');
@@ -439,6 +461,10 @@ export function loadConfig(
       writes: rate(vars.RATE_LIMIT_WRITES),
       redisUrl: vars.REDIS_URL || undefined,
     },
+    events: {
+      enabled: flag(vars.EVENTS_ENABLED ?? 'true'),
+      retentionMs: retentionSeconds * 1000,
+    },
   };
 }
 
@@ -474,6 +500,8 @@ export const ENVIRONMENT_VARIABLES = [
   'OTEL_SERVICE_NAME',
   'IDEMPOTENCY_TTL',
   'REQUIRE_IF_MATCH',
+  'EVENTS_ENABLED',
+  'EVENTS_RETENTION',
   'BROWSABLE_API',
   'PUBLIC_URL',
   'ALLOWED_HOSTS',

@@ -10,17 +10,19 @@ import { MIGRATIONS } from './data-source-options';
 import type { DemoRows } from './demo-data';
 
 export interface Collection {
-  /** The Nest module: `CollectionModule.forFeature(declaration, [entities])`, controller, service. */
+  /** The Nest module: `CollectionModule.forFeature(declaration)`, controller, service. */
   module: Type<unknown>;
-  /** The declaration (`defineResource`): routes, fields, rules, examples. */
+  /**
+   * The declaration (`defineResource`): routes, fields, rules, examples, and the table, whose
+   * TypeORM entity is derived from it (src/rest/sql/tables.ts).
+   */
   declaration: ResourceDefinition;
-  /** The TypeORM entity of the declaration's table, checked against the declaration at start. */
-  entity: Type<unknown>;
   /** Its part of the demo data: its tables and rows. */
   demo: DemoRows;
   /**
-   * Migrations that create and change its tables, run after the shared ones (the first four
-   * collections' tables come from the shared migrations of src/database/migrations).
+   * Migrations that create and change its tables (`npm run migration:generate -- <its folder>`
+   * writes them from the declaration), run after the shared ones (the first four collections'
+   * tables come from the shared migrations of src/database/migrations).
    */
   migrations?: Type<MigrationInterface>[];
 }

@@ -2,11 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataSourceOptions, MigrationInterface } from 'typeorm';
 import { DatabaseConfig } from '../config/configuration';
-import { shapeEntitiesFor } from './entity-dialects';
+import { shapeEntitiesFor } from '../rest/sql/tables';
+import { adjustTypeOrm } from './typeorm-quirks';
 import { Init1732000000000 } from './migrations/1732000000000-init';
 import { OrderingIndexes1763800000000 } from './migrations/1763800000000-ordering-indexes';
 import { SafeWrites1763900000000 } from './migrations/1763900000000-safe-writes';
 import { DescriptionKey1764000000000 } from './migrations/1764000000000-description-key';
+import { RecordEvents1764100000000 } from './migrations/1764100000000-record-events';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -24,6 +26,7 @@ export const MIGRATIONS: MigrationClass[] = [
   OrderingIndexes1763800000000,
   SafeWrites1763900000000,
   DescriptionKey1764000000000,
+  RecordEvents1764100000000,
 ];
 
 /**
@@ -36,8 +39,9 @@ export function dataSourceOptions(
   replicaUrls: readonly string[] = [],
   migrations: readonly MigrationClass[] = MIGRATIONS,
 ): DataSourceOptions {
-  // The entities' metadata, given the shape of this database: src/database/entity-dialects.ts.
+  // The entities, derived from the declarations, take the shape of this database.
   shapeEntitiesFor(database.type);
+  adjustTypeOrm();
   const common = {
     entities: [],
     migrations: [...migrations],

@@ -1,43 +1,27 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { dialectEntity } from '../rest/sql/tables';
 
 /**
  * A request sent with an Idempotency-Key and, once done, its stored response, replayed for the same
  * key and request until `expires_at` (src/rest/sql/idempotency.ts reads and writes it;
- * migrations/1763900000000-safe-writes.ts).
+ * migrations/1763900000000-safe-writes.ts creates it). Not a collection's table: its entity is
+ * written here, with the one difference between the databases, MEDIUMBLOB on MySQL and BLOB on
+ * SQLite. `claim` is empty in the rows this version writes (each is written once, finished, with
+ * its write); versions before it claimed a key ahead of its write: a random token and no `status`.
+ * `expires_at`: milliseconds since the epoch.
  */
-@Entity('idempotency_keys')
-@Index('idx_idempotency_keys_expires_at', ['expires_at'])
-export class IdempotencyKey {
-  @PrimaryColumn({ type: 'varchar', length: 255 })
-  idempotency_key: string;
-
-  @Column({ type: 'varchar', length: 64 })
-  fingerprint: string;
-
-  /**
-   * Empty in the rows this version writes (each is written once, finished, with its write).
-   * Versions before it claimed a key ahead of its write: a random token here and no `status` yet.
-   */
-  @Column({ type: 'varchar', length: 36 })
-  claim: string;
-
-  @Column({ type: 'int', nullable: true })
-  status: number | null;
-
-  @Column({ type: 'varchar', length: 100, nullable: true })
-  content_type: string | null;
-
-  @Column({ type: 'varchar', length: 2048, nullable: true })
-  location: string | null;
-
-  @Column({ type: 'varchar', length: 100, nullable: true })
-  etag: string | null;
-
-  /** MEDIUMBLOB on MySQL, BLOB on SQLite (entity-dialects.ts). */
-  @Column({ type: 'mediumblob', nullable: true })
-  body: Buffer | null;
-
-  /** Milliseconds since the epoch. */
-  @Column({ type: 'bigint' })
-  expires_at: string;
-}
+export const IdempotencyKey = dialectEntity('idempotency_keys', (dialect) => ({
+  name: 'idempotency_keys',
+  tableName: 'idempotency_keys',
+  columns: {
+    idempotency_key: { type: 'varchar', length: 255, primary: true },
+    fingerprint: { type: 'varchar', length: 64 },
+    claim: { type: 'varchar', length: 36 },
+    status: { type: 'int', nullable: true },
+    content_type: { type: 'varchar', length: 100, nullable: true },
+    location: { type: 'varchar', length: 2048, nullable: true },
+    etag: { type: 'varchar', length: 100, nullable: true },
+    body: { type: dialect === 'mysql' ? 'mediumblob' : 'blob', nullable: true },
+    expires_at: { type: 'bigint' },
+  },
+  indices: [{ name: 'idx_idempotency_keys_expires_at', columns: ['expires_at'] }],
+}));

@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CollectionModule } from '../rest/http/collection.module';
-import { User } from '../users/user.entity';
-import { Email } from './email.entity';
 import { EmailsController } from './emails.controller';
 import { EMAILS } from './emails.resource';
 import { EmailsService } from './emails.service';
 
 @Module({
-  imports: [CollectionModule.forFeature(EMAILS, [Email, User])],
+  imports: [CollectionModule.forFeature(EMAILS)],
   controllers: [EmailsController],
   providers: [EmailsService],
 })

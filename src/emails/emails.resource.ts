@@ -1,13 +1,6 @@
-import {
-  boolean,
-  foreignKey,
-  integer,
-  owner,
-  reference,
-  string,
-  userSummary,
-} from '../rest/core/fields';
+import { boolean, integer, reference, string } from '../rest/core/fields';
 import { defineResource } from '../rest/core/resource';
+import { owner, userSummary } from '../users/users.table';
 
 export const EMAILS = defineResource({
   path: '/api/demo/emails',
@@ -19,7 +12,8 @@ export const EMAILS = defineResource({
     integer('id'),
     string('email', {
       searchable: true,
-      write: { required: true, email: true, maxLength: 255, unique: true },
+      unique: true,
+      write: { required: true, email: true, maxLength: 255 },
     }),
     // At most one primary address per user; making one primary unflags the user's old one.
     // The unique index uq_emails_primary_user_id enforces it in the database.
@@ -29,8 +23,7 @@ export const EMAILS = defineResource({
         exclusiveWithin: { field: 'user_id', uniqueKey: 'primary_user_id' },
       },
     }),
-    foreignKey('user_id', 'users', { required: true }),
-    owner(),
+    ...owner(),
     // The user whose billing address this is: users.email_id points here.
     reference('billing_user', {
       table: 'users',

@@ -1,5 +1,4 @@
 import type { Collection } from '../database/collection';
-import { Email } from './email.entity';
 import { EMAILS_DEMO } from './emails.demo';
 import { EmailsModule } from './emails.module';
 import { EMAILS } from './emails.resource';
@@ -7,6 +6,5 @@ import { EMAILS } from './emails.resource';
 export const EMAILS_COLLECTION: Collection = {
   module: EmailsModule,
   declaration: EMAILS,
-  entity: Email,
   demo: EMAILS_DEMO,
 };

@@ -1,6 +1,7 @@
 import { Controller, Get, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { Operation, PlainSpec } from '../rest/http/openapi/openapi';
+import { linkOrigin } from '../rest/http/response/respond';
 import { FrontDoor, Links, linksSchema } from './front-door';
 
 const TAG = {
@@ -19,7 +20,7 @@ function describe(operationId: string, path: string): () => PlainSpec {
     success: [
       200,
       {
-        description: 'Absolute URLs, with the scheme and host of the request.',
+        description: 'Absolute URLs: PUBLIC_URL, or the scheme and (allowed) host of the request.',
         schema: linksSchema(EXAMPLE_NAMES),
         example: EXAMPLE,
       },
@@ -46,7 +47,7 @@ export class RootController {
   @Get()
   @Operation(describe('frontDoor', '/'))
   links(@Req() req: Request): Links {
-    return this.door.links(`${req.protocol}://${req.get('host')}`);
+    return this.door.links(linkOrigin(req));
   }
 }
 
@@ -58,6 +59,6 @@ export class ApiRootController {
   @Get()
   @Operation(describe('apiFrontDoor', '/api'))
   links(@Req() req: Request): Links {
-    return this.door.links(`${req.protocol}://${req.get('host')}`);
+    return this.door.links(linkOrigin(req));
   }
 }

@@ -1,5 +1,4 @@
 import type { Collection } from '../database/collection';
-import { Marble } from './marble.entity';
 import { MARBLES_DEMO } from './marbles.demo';
 import { MarblesModule } from './marbles.module';
 import { MARBLES } from './marbles.resource';
@@ -7,6 +6,5 @@ import { MARBLES } from './marbles.resource';
 export const MARBLES_COLLECTION: Collection = {
   module: MarblesModule,
   declaration: MARBLES,
-  entity: Marble,
   demo: MARBLES_DEMO,
 };

@@ -1,13 +1,6 @@
-import {
-  boolean,
-  decimal,
-  foreignKey,
-  integer,
-  owner,
-  string,
-  timestamp,
-} from '../rest/core/fields';
+import { boolean, decimal, integer, string, timestamp } from '../rest/core/fields';
 import { defineResource } from '../rest/core/resource';
+import { owner } from '../users/users.table';
 
 export const MARBLES = defineResource({
   path: '/api/demo/marbles',
@@ -19,26 +12,29 @@ export const MARBLES = defineResource({
     integer('id'),
     string('name', {
       searchable: true,
-      write: { required: true, notBlank: true, maxLength: 255, unique: true },
+      unique: true,
+      write: { required: true, notBlank: true, maxLength: 255 },
     }),
     integer('radius_mm', { write: { min: 1, default: 1 } }),
     decimal('price', {
+      precision: 6,
       scale: 2,
       write: { nullable: true, greaterThan: '0', max: '9999.99', default: null },
     }),
     boolean('is_discounted', { write: { default: false } }),
-    timestamp('created_at'),
-    timestamp('updated_at'),
-    foreignKey('user_id', 'users', { nullable: true, default: null }),
-    owner(),
+    timestamp('created_at', { setOn: 'create' }),
+    timestamp('updated_at', { setOn: 'write' }),
+    ...owner({ optional: true }),
     // MySQL TEXT holds 64 KiB: 10 000 characters of up to 4 bytes fit. Ordered through an index
     // on its first 100 characters (migration 1764000000000-description-key).
     string('description', {
       searchable: true,
+      text: true,
       prefixKey: { column: 'description_key', length: 100 },
       write: { default: '', maxLength: 10_000 },
     }),
-    string('picture'),
+    // No route sets it: what a picture holds (a URL, an upload) is left open.
+    string('picture', { nullable: true }),
   ],
   examples: {
     id: 1,

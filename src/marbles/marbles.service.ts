@@ -1,23 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { FieldErrors, RecordError } from '../rest/core/errors';
 import { InputReader } from '../rest/core/input';
-import { Paginator } from '../rest/core/paginator';
 import { Precondition, tag } from '../rest/core/preconditions';
 import { Message } from '../rest/core/render';
-import { RecordCollection } from '../rest/sql/collection';
+import { CollectionContext, RecordCollection } from '../rest/sql/collection';
 import { isPlainObject } from '../rest/core/values';
 import { SqlDatabase } from '../rest/sql/sql-database';
-import { MARBLES } from './marbles.resource';
 
 /** The message for a field of an adjust_price body other than `price`. */
 const UNKNOWN_ACTION_FIELD = 'Unknown field; adjust_price takes only price.';
 
 @Injectable()
 export class MarblesService extends RecordCollection {
-  private readonly input = new InputReader(MARBLES);
+  private readonly input = new InputReader(this.resource);
 
-  constructor(db: SqlDatabase, paginator: Paginator) {
-    super(MARBLES, db, paginator);
+  constructor(context: CollectionContext, db: SqlDatabase) {
+    super(context, db);
   }
 
   /**

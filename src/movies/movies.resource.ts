@@ -2,14 +2,14 @@ import {
   collection,
   decimal,
   foreignKey,
-  genreSummary,
   integer,
   reference,
   string,
   timestamp,
-  userSummary,
 } from '../rest/core/fields';
 import { defineResource } from '../rest/core/resource';
+import { genreSummary } from '../genres/genres.table';
+import { userSummary } from '../users/users.table';
 
 export const MOVIES = defineResource({
   path: '/api/plain/movies',
@@ -19,16 +19,18 @@ export const MOVIES = defineResource({
   table: 'movies',
   fields: [
     integer('id'),
-    timestamp('created_at'),
+    timestamp('created_at', { setOn: 'create' }),
     string('name', {
       searchable: true,
-      write: { required: true, notBlank: true, maxLength: 255, unique: true },
+      unique: true,
+      write: { required: true, notBlank: true, maxLength: 255 },
     }),
     decimal('price', {
+      precision: 8,
       scale: 2,
       write: { nullable: true, greaterThan: '0', max: '999999.99', default: null },
     }),
-    timestamp('updated_at'),
+    timestamp('updated_at', { setOn: 'write' }),
     foreignKey('main_genre_id', 'genres', { nullable: true, default: null }),
     reference('main_genre', {
       table: 'genres',

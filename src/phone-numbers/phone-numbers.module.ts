@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CollectionModule } from '../rest/http/collection.module';
-import { User } from '../users/user.entity';
-import { PhoneNumber } from './phone-number.entity';
 import { PhoneNumbersController } from './phone-numbers.controller';
 import { PHONE_NUMBERS } from './phone-numbers.resource';
 import { PhoneNumbersService } from './phone-numbers.service';
 
 @Module({
-  imports: [CollectionModule.forFeature(PHONE_NUMBERS, [PhoneNumber, User])],
+  imports: [CollectionModule.forFeature(PHONE_NUMBERS)],
   controllers: [PhoneNumbersController],
   providers: [PhoneNumbersService],
 })

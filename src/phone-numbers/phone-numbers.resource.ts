@@ -1,5 +1,6 @@
-import { foreignKey, integer, owner, string } from '../rest/core/fields';
+import { integer, string } from '../rest/core/fields';
 import { defineResource } from '../rest/core/resource';
+import { owner } from '../users/users.table';
 
 export const PHONE_NUMBERS = defineResource({
   path: '/api/demo/phone_numbers',
@@ -11,10 +12,10 @@ export const PHONE_NUMBERS = defineResource({
     integer('id'),
     string('number', {
       searchable: true,
-      write: { required: true, notBlank: true, maxLength: 255, unique: true },
+      unique: true,
+      write: { required: true, notBlank: true, maxLength: 255 },
     }),
-    foreignKey('user_id', 'users', { required: true }),
-    owner(),
+    ...owner(),
   ],
   probes: true,
   examples: {

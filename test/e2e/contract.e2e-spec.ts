@@ -14,7 +14,7 @@ import { ApiDocs, COLLECTIONS } from '../sources';
 import { contractOf } from './contract';
 import { useApp } from './harness';
 import { describeDocumentExamples } from './examples';
-import { documentRoutes, standardRoutes } from './routes';
+import { documentRoutes, eventRoutes, standardRoutes } from './routes';
 
 const TOKEN = 'contract-test-token-0123456789';
 const ROOT = join(__dirname, '..', '..');
@@ -117,12 +117,14 @@ describe('The OpenAPI document and a client generated from it', () => {
       ...COLLECTIONS.flatMap((c) => [...standardRoutes(c), ...(own[c.declaration.plural] ?? [])]),
       'GET / frontDoor',
       'GET /api apiFrontDoor',
+      ...eventRoutes(COLLECTIONS),
       'GET /health/live live',
       'GET /health/ready ready',
     ]);
     expect((doc.tags as Json[]).map((tag) => tag.name)).toEqual([
       ...COLLECTIONS.map((c) => c.declaration.plural),
       'front-door',
+      'events',
       'health',
     ]);
     // The description names every collection, under its path.

@@ -47,11 +47,15 @@ class Contract {
   private readonly validators = new Map<string, ValidateFunction>();
 
   constructor(private readonly document: Json) {
-    this.routes = Object.entries(document.paths as Json).map(([path, item]) => ({
-      path,
-      item: item as Json,
-      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    }));
+    // As OpenAPI matches them: a concrete path (`/marbles/events`) before a templated one.
+    const templates = (path: string) => path.split('{').length;
+    this.routes = Object.entries(document.paths as Json)
+      .map(([path, item]) => ({
+        path,
+        item: item as Json,
+        pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      }))
+      .sort((a, b) => templates(a.path) - templates(b.path));
   }
 
   /** What is wrong with a response, or undefined. */

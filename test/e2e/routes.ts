@@ -41,3 +41,19 @@ export function documentRoutes(doc: {
     Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
   );
 }
+
+/**
+ * The change feed's routes (docs/events.md), `/api/events` and each collection's `…/events`:
+ * plain routes, which the document lists by path after the front door's.
+ */
+export function eventRoutes(collections: readonly Collection[]): string[] {
+  return [
+    ['/api/events', 'listEvents'],
+    ...collections.map(({ declaration: { path, plural } }) => [
+      `${path}/events`,
+      `list${pascal(plural)}Events`,
+    ]),
+  ]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([path, id]) => `GET ${path} ${id}`);
+}

@@ -1,6 +1,6 @@
 /**
  * Schema drift: the entities describe the schema the migration creates, on either database
- * (what differs between the two is in src/database/entity-dialects.ts). Once the app has
+ * (what differs between the two is derived in src/rest/sql/tables.ts). Once the app has
  * migrated its database, TypeORM's schema diff finds nothing to change; and what that diff
  * does not look at (index conditions, generation expressions, collations) agrees as well.
  */

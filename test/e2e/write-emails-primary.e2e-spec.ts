@@ -158,6 +158,43 @@ describe('write: one primary e-mail per user', () => {
     );
   });
 
+  it('should move the ETag of the e-mail whose flag is cleared, and let a later item of update_all write it', async () => {
+    const before = (await t.http().get('/api/demo/emails/1')).headers.etag as string;
+    const moved = await t.http().patch('/api/demo/emails/2').send({ is_primary: true });
+    expectJson(moved, 200);
+    const cleared = await t.http().get('/api/demo/emails/1');
+    expect(cleared.body.is_primary).toBe(false);
+    expect(cleared.headers.etag).not.toBe(before);
+    // Its old tag names a version it has left: 412.
+    const stale = await t
+      .http()
+      .patch('/api/demo/emails/1')
+      .set('If-Match', before)
+      .send({ email: 'x@example.com' });
+    expect(stale.status).toBe(412);
+
+    // Item 1 clears e-mail 2, which item 2 then writes: it is written as it is by then.
+    const res = await t.request({
+      method: 'put',
+      path: '/api/demo/emails',
+      body: [
+        { id: 1, is_primary: true },
+        { id: 2, email: 'ann.office@example.com' },
+      ],
+    });
+    expectJson(res, 200);
+    expect(pick(res.body.records, 'id', 'email', 'is_primary')).toEqual([
+      [1, 'ann@example.com', true],
+      [2, 'ann.office@example.com', false],
+    ]);
+    expect(flags(await t.stored('emails'))).toEqual([
+      [1, 1, true],
+      [2, 1, false],
+      [3, 2, true],
+      [4, 3, false],
+    ]);
+  });
+
   it('should keep exactly one primary under 10 concurrent primary creates for one user', async () => {
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>

@@ -57,6 +57,8 @@ const COLLECTIONS: Expected[] = [
     routes: {
       '/api/demo/marbles': COLLECTION_METHODS,
       '/api/demo/marbles/{id}': RECORD_METHODS,
+      // The change feed of the collection (docs/events.md).
+      '/api/demo/marbles/events': ['get'],
       '/api/demo/marbles/{id}/adjust_price': ['patch'],
       '/api/demo/marbles/{id}/toggle_is_discounted': ['patch'],
     },
@@ -79,6 +81,8 @@ const COLLECTIONS: Expected[] = [
       '/api/demo/emails/ping': ['get'],
       '/api/demo/emails/child_ping': ['get'],
       '/api/demo/emails/{id}': RECORD_METHODS,
+      // The change feed of the collection (docs/events.md).
+      '/api/demo/emails/events': ['get'],
     },
     schemas: demoSchemas('Email', 'Emails'),
     input: {
@@ -96,6 +100,8 @@ const COLLECTIONS: Expected[] = [
       '/api/demo/phone_numbers/ping': ['get'],
       '/api/demo/phone_numbers/child_ping': ['get'],
       '/api/demo/phone_numbers/{id}': RECORD_METHODS,
+      // The change feed of the collection (docs/events.md).
+      '/api/demo/phone_numbers/events': ['get'],
     },
     schemas: demoSchemas('PhoneNumber', 'PhoneNumbers'),
     input: {
@@ -110,6 +116,8 @@ const COLLECTIONS: Expected[] = [
     routes: {
       '/api/plain/movies': ['get', 'post', 'options'],
       '/api/plain/movies/{id}': RECORD_METHODS,
+      // The change feed of the collection (docs/events.md).
+      '/api/plain/movies/events': ['get'],
     },
     // BulkError: the 422 of every write (invalid bulk items, or an Idempotency-Key reused).
     schemas: [

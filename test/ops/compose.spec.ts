@@ -105,8 +105,8 @@ describe('docker-compose.yml', () => {
     expect(always.map(([name]) => name).sort()).toEqual(['api', 'db']);
   });
 
-  it('should run the database on the mysql:8.4 image', () => {
-    expect(db.image).toBe('mysql:8.4');
+  it('should run the database on the mariadb:10.11 image, the engine the tests run', () => {
+    expect(db.image).toBe('mariadb:10.11');
   });
 
   it('should keep the database in a named volume mounted at /var/lib/mysql', () => {
@@ -125,7 +125,7 @@ describe('docker-compose.yml', () => {
     const test: string[] = Array.isArray(check.test) ? check.test : ['CMD-SHELL', check.test];
     expect(['CMD', 'CMD-SHELL']).toContain(test[0]);
     const command = test.slice(1).join(' ');
-    expect(command).toMatch(/\b(mysqladmin|mysql|healthcheck\.sh)\b/);
+    expect(command).toMatch(/\b(mariadb-admin|mysqladmin)\b/);
     expect(command).toContain('ping');
     const env = environment(db);
     expect(command).toContain(`--user=${env.MYSQL_USER}`);
@@ -225,15 +225,18 @@ describe('docker-compose.yml', () => {
     const names = [...read].filter((name) => !service.has(name));
     for (const name of read)
       expect([name, service.has(name) || names.includes(name)]).toEqual([name, true]);
-    expect(names.sort()).toEqual([
-      'API_PORT',
-      'DB_PORT',
-      'MYSQL_DATABASE',
-      'MYSQL_PASSWORD',
-      'MYSQL_ROOT_PASSWORD',
-      'MYSQL_USER',
-      'REPLICATION_PASSWORD',
-    ]);
+    expect(names.sort()).toEqual(
+      [
+        'API_PORT',
+        'DB_PORT',
+        'MYSQL_DATABASE',
+        'MYSQL_PASSWORD',
+        'MYSQL_ROOT_PASSWORD',
+        'MYSQL_USER',
+        'REPLICATION_PASSWORD',
+        'CLUSTER_API_PORT',
+      ].sort(),
+    );
     for (const name of names) expect(example).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
   });
 
@@ -303,7 +306,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('should give every API service more time to stop than the default SHUTDOWN_TIMEOUT', () => {
-    for (const name of ['api', 'api-scaled']) {
+    for (const name of ['api', 'api-scaled', 'api-cluster']) {
       const grace = /^(\d+)s$/.exec(compose.services[name].stop_grace_period ?? '10s')!;
       expect([name, Number(grace[1])]).toEqual([name, loadConfig({}).shutdownTimeout + 5]);
     }
@@ -376,12 +379,9 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     for (const [, service] of scale) expect(service.profiles).toEqual(['scale']);
   });
 
-  it('should run db with GTIDs, and db-replica as a read-only MySQL 8.4 with another server id', () => {
-    for (const option of ['--gtid-mode=ON', '--enforce-gtid-consistency=ON']) {
-      expect(args(db)).toContain(option);
-      expect(args(replica)).toContain(option);
-    }
-    expect(replica.image).toBe('mysql:8.4');
+  it('should run db with a row-based binary log, and db-replica as a read-only MariaDB 10.11 with another server id', () => {
+    expect(args(db)).toEqual(['--server-id=1', '--log-bin=db-bin', '--binlog-format=ROW']);
+    expect(replica.image).toBe('mariadb:10.11');
     expect(args(replica)).toContain('--read-only=ON');
     const serverId = (service: Service) =>
       args(service)
@@ -399,11 +399,11 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     const data = mounts(replica).find((m) => m.target === '/var/lib/mysql');
     expect(Object.keys(compose.volumes ?? {})).toContain(data?.source);
     expect(data?.source).not.toBe(mounts(db).find((m) => m.target === '/var/lib/mysql')?.source);
-    expect(initScript).toMatch(/CHANGE REPLICATION SOURCE TO[^;]*SOURCE_HOST = 'db'/);
-    expect(initScript).toMatch(/SOURCE_AUTO_POSITION = 1/);
-    expect(initScript).toContain('START REPLICA;');
+    expect(initScript).toMatch(/CHANGE MASTER TO[^;]*MASTER_HOST = 'db'/);
+    expect(initScript).toMatch(/MASTER_USE_GTID = slave_pos;/);
+    expect(initScript).toContain('START SLAVE;');
     // The service's user may read the replica's state and lag.
-    expect(initScript).toContain("GRANT REPLICATION CLIENT ON *.* TO '$MYSQL_USER'@'%';");
+    expect(initScript).toContain("GRANT SLAVE MONITOR ON *.* TO '$MYSQL_USER'@'%';");
     const env = environment(replica);
     expect(env.PRIMARY_ROOT_PASSWORD).toBe(environment(db).MYSQL_ROOT_PASSWORD);
     // The same application database and user as on db (the primary's own are not replicated).
@@ -455,6 +455,78 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     expect(conf).toContain('proxy_pass http://api;');
     expect(conf).toContain('listen 80;');
     expect(lb.depends_on).toEqual({ 'api-scaled': { condition: 'service_healthy' } });
+  });
+});
+
+describe('docker-compose.yml, cluster profile (three Galera nodes, an API instance on them)', () => {
+  const nodes = ['galera-1', 'galera-2', 'galera-3'];
+  const instance = compose.services?.['api-cluster'] ?? {};
+  const args = (service: Service) => service.command as string[];
+  const cnf = readFileSync(join(ROOT, 'docker', 'galera.cnf'), 'utf8');
+
+  it('should put the three nodes and api-cluster in the cluster profile only', () => {
+    const cluster = Object.entries(compose.services).filter(([, s]) =>
+      s.profiles?.includes('cluster'),
+    );
+    expect(cluster.map(([name]) => name).sort()).toEqual(['api-cluster', ...nodes]);
+    for (const [, service] of cluster) expect(service.profiles).toEqual(['cluster']);
+  });
+
+  it('should run MariaDB 10.11 with Galera on every node, galera-1 starting the cluster and the others joining in turn', () => {
+    for (const [index, name] of nodes.entries()) {
+      const node = compose.services[name];
+      expect(node.image).toBe('mariadb:10.11');
+      expect(mounts(node)).toContainEqual({
+        source: './docker/galera.cnf',
+        target: '/etc/mysql/conf.d/galera.cnf',
+      });
+      const data = mounts(node).find((m) => m.target === '/var/lib/mysql')!;
+      expect(Object.keys(compose.volumes ?? {})).toContain(data.source);
+      expect(args(node)).toEqual([
+        ...(index === 0 ? ['--wsrep-new-cluster'] : []),
+        `--wsrep-node-name=${name}`,
+        `--wsrep-node-address=${name}`,
+        '--wsrep-sst-auth=root:records-root',
+      ]);
+      expect(node.depends_on).toEqual(
+        index === 0 ? undefined : { [nodes[index - 1]]: { condition: 'service_healthy' } },
+      );
+      expect(environment(node)).toEqual(environment(db));
+      // Healthy once Synced with the cluster, not merely answering.
+      expect((node.healthcheck!.test as string[]).join(' ')).toContain(
+        "SHOW STATUS LIKE 'wsrep_local_state_comment'\" | grep -q Synced",
+      );
+    }
+    for (const line of [
+      'wsrep_on = ON',
+      'wsrep_provider = /usr/lib/galera/libgalera_smm.so',
+      'wsrep_cluster_address = gcomm://galera-1,galera-2,galera-3',
+      'binlog_format = ROW',
+      'innodb_autoinc_lock_mode = 2',
+      'wsrep_sst_method = mariabackup',
+    ])
+      expect(cnf).toContain(`\n${line}\n`);
+  });
+
+  it('should give the instance every node in DATABASE_URL, the service variables and port CLUSTER_API_PORT', () => {
+    const env = environment(instance);
+    expect(env.DATABASE_URL).toBe(
+      'mysql://records:records@galera-1:3306,galera-2:3306,galera-3:3306/records',
+    );
+    expect(instance.build).toEqual(api.build);
+    expect((instance.ports ?? []).map(String)).toEqual(['3001:3000']);
+    expect(
+      (
+        loadCompose('docker-compose.yml', { CLUSTER_API_PORT: '4001' }).services['api-cluster']
+          .ports ?? []
+      ).map(String),
+    ).toEqual(['4001:3000']);
+    const all = Object.fromEntries(serviceVariables().map((name) => [name, `value-of-${name}`]));
+    const passed = environment(loadCompose('docker-compose.yml', all).services['api-cluster']);
+    for (const name of serviceVariables()) expect([name, passed[name]]).toEqual([name, all[name]]);
+    expect(instance.depends_on).toEqual(
+      Object.fromEntries(nodes.map((name) => [name, { condition: 'service_healthy' }])),
+    );
   });
 });
 

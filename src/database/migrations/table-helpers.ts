@@ -3,21 +3,16 @@
  * these, and so does the migration a new collection brings (README, Adding a collection).
  *
  *     const c = await columnTypes(queryRunner);
- *     await createTable(queryRunner, 'maps', [c.id(), c.text('title'), c.int('user_id'), c.version()],
- *       [['user_id', 'users', 'CASCADE']], { unique: ['title'] });
+ *     await createTable(queryRunner, 'maps', [c.id(), c.text('title', { isUnique: true }),
+ *       c.int('user_id'), c.version()], [['user_id', 'users', 'CASCADE']]);
+ *
+ * `npm run migration:generate` writes such calls from a declaration (src/database/migration-writer.ts).
  *
  * MySQL gets `datetime(3)`, exact `decimal` and a binary NO PAD collation on text (so that
  * equality, uniqueness and ordering of text behave as on SQLite); SQLite stores decimals as text,
  * because its NUMERIC affinity would turn them into doubles.
  */
-import {
-  QueryRunner,
-  Table,
-  TableColumnOptions,
-  TableForeignKey,
-  TableIndex,
-  TableUnique,
-} from 'typeorm';
+import { QueryRunner, Table, TableColumnOptions, TableForeignKey, TableIndex } from 'typeorm';
 
 type Extra = Partial<TableColumnOptions>;
 
@@ -60,16 +55,34 @@ function columnTypesFor(mysql: boolean, collation?: string) {
       ...extra,
     }),
     /** `text` (64 KiB on MySQL), binary collation on MySQL. */
-    longText: (name: string): TableColumnOptions => ({ name, type: 'text', ...text }),
-    bool: (name: string): TableColumnOptions => ({ name, type: 'boolean', default: false }),
-    /** A nullable exact decimal (text on SQLite). */
-    decimal: (name: string, precision: number, scale: number): TableColumnOptions =>
+    longText: (name: string, extra: Extra = {}): TableColumnOptions => ({
+      name,
+      type: 'text',
+      ...text,
+      ...extra,
+    }),
+    /** A boolean, `false` by default unless `extra` says otherwise. */
+    bool: (name: string, extra: Extra = {}): TableColumnOptions => ({
+      name,
+      type: 'boolean',
+      default: false,
+      ...extra,
+    }),
+    /** An exact decimal (text on SQLite), nullable unless `extra` says otherwise. */
+    decimal: (
+      name: string,
+      precision: number,
+      scale: number,
+      extra: Extra = {},
+    ): TableColumnOptions =>
       mysql
-        ? { name, type: 'decimal', precision, scale, isNullable: true }
-        : { name, type: 'text', isNullable: true },
+        ? { name, type: 'decimal', precision, scale, isNullable: true, ...extra }
+        : { name, type: 'text', isNullable: true, ...extra },
     /** Milliseconds kept: `datetime(3)` on MySQL, text on SQLite. */
-    timestamp: (name: string): TableColumnOptions =>
-      mysql ? { name, type: 'datetime', precision: 3 } : { name, type: 'datetime' },
+    timestamp: (name: string, extra: Extra = {}): TableColumnOptions =>
+      mysql
+        ? { name, type: 'datetime', precision: 3, ...extra }
+        : { name, type: 'datetime', ...extra },
     /** A record's version, its ETag: every write moves it (the If-Match check compares it). */
     version: (): TableColumnOptions => ({ name: 'version', type: 'int', default: 1 }),
   };
@@ -91,22 +104,39 @@ export type Reference = [column: string, table: string, onDelete: 'CASCADE' | 'S
 export interface TableKeys {
   /** Columns given an `idx_<table>_<column>` index. Default: the foreign keys'. */
   indexed?: string[];
-  /** Columns unique on their own, each under the constraint `uq_<table>_<column>`. */
-  unique?: string[];
+  /**
+   * Decimal columns given an `idx_<table>_<column>` index that orders them by their value: on
+   * SQLite, which keeps decimals as text, an index on `CAST(<column> AS REAL)`.
+   */
+  indexedByValue?: string[];
+}
+
+/** The `idx_<table>_<column>` index of a decimal, by its numeric value (see `TableKeys`). */
+export async function createValueIndex(
+  queryRunner: QueryRunner,
+  table: string,
+  column: string,
+): Promise<void> {
+  const q = (name: string) => queryRunner.connection.driver.escape(name);
+  const key =
+    queryRunner.connection.driver.options.type === 'mysql'
+      ? q(column)
+      : `CAST(${q(column)} AS REAL)`;
+  await queryRunner.query(`CREATE INDEX ${q(`idx_${table}_${column}`)} ON ${q(table)} (${key})`);
 }
 
 /**
  * Creates a table and its foreign keys, each indexed as `idx_<table>_<column>` (unless `indexed`
- * names the columns to index), as the entities' `@EntityWith` expects them.
+ * names the columns to index), as src/rest/sql/tables.ts derives them from a declaration.
  */
-export function createTable(
+export async function createTable(
   queryRunner: QueryRunner,
   name: string,
   columns: TableColumnOptions[],
   references: Reference[] = [],
-  { indexed = references.map(([column]) => column), unique = [] }: TableKeys = {},
+  { indexed = references.map(([column]) => column), indexedByValue = [] }: TableKeys = {},
 ): Promise<void> {
-  return queryRunner.createTable(
+  await queryRunner.createTable(
     new Table({
       name,
       columns,
@@ -116,9 +146,7 @@ export function createTable(
       indices: indexed.map(
         (column) => new TableIndex({ name: `idx_${name}_${column}`, columnNames: [column] }),
       ),
-      uniques: unique.map(
-        (column) => new TableUnique({ name: `uq_${name}_${column}`, columnNames: [column] }),
-      ),
     }),
   );
+  for (const column of indexedByValue) await createValueIndex(queryRunner, name, column);
 }

@@ -23,12 +23,11 @@ export interface WriteRules {
   min?: number;
   /** Exclusive lower bound of a decimal, as a decimal string. */
   greaterThan?: string;
-  /** Inclusive upper bound of a decimal, as a decimal string. */
-  max?: string;
-  /** No two records may share the value. Default false. */
-  unique?: boolean;
-  /** The value is the id of a row of this table, which must exist. */
-  references?: string;
+  /**
+   * Inclusive upper bound: a number for an integer (`max: 100`), a decimal string for a decimal
+   * (`max: '9999.99'`, which must fit the decimal's precision).
+   */
+  max?: number | string;
   /**
    * For a boolean: at most one record per value of another field has it true, and a record that
    * becomes true takes it from the other (an e-mail made primary unflags the user's old primary).
@@ -59,6 +58,27 @@ export interface ScalarField {
   searchable: boolean;
   /** Digits after the point, for decimals. */
   scale?: number;
+  /** A foreign key: the value is the id of a row of this table, which must exist (`foreignKey`). */
+  references?: string;
+  /** Digits in all, for decimals: `decimal(precision, scale)` in the table. */
+  precision?: number;
+  /**
+   * No two rows share the value: a unique key in the table, and a write of a taken value is
+   * refused with a field error. Default false.
+   */
+  unique?: boolean;
+  /**
+   * The column may hold NULL although no client writes it (a writable field's column may when
+   * `write.nullable` says so). Default false.
+   */
+  nullable?: boolean;
+  /** A string stored as TEXT (64 KiB on MySQL) rather than `varchar(255)`. Default false. */
+  text?: boolean;
+  /**
+   * A timestamp the service sets itself: on `create` only, or on every `write` (create, update,
+   * the actions). Never written by a client.
+   */
+  setOn?: 'create' | 'write';
   /** A key of its table: unique and never NULL (the members of references declare it). */
   key?: boolean;
   /**
@@ -107,28 +127,17 @@ export interface CollectionField {
 
 export type Field = ScalarField | ReferenceField | CollectionField;
 
-interface ScalarOptions {
-  column?: string;
-  rendered?: boolean;
-  searchable?: boolean;
-  scale?: number;
-  key?: boolean;
-  prefixKey?: PrefixKey;
-  write?: WriteRules;
-}
+export type ScalarOptions = Partial<Omit<ScalarField, 'kind' | 'name' | 'type'>>;
 
 function scalar(type: ScalarType) {
   return (name: string, options: ScalarOptions = {}): ScalarField => ({
     kind: 'scalar',
     name,
     type,
+    ...options,
     column: options.column ?? name,
     rendered: options.rendered ?? true,
     searchable: options.searchable ?? false,
-    scale: options.scale,
-    key: options.key,
-    prefixKey: options.prefixKey,
-    write: options.write,
   });
 }
 
@@ -138,16 +147,24 @@ export const boolean = scalar('boolean');
 export const decimal = scalar('decimal');
 export const timestamp = scalar('timestamp');
 
-/** A foreign key: writable and filterable under its own name, never rendered. */
-export function foreignKey(name: string, table: string, write: WriteRules = {}): ScalarField {
-  return integer(name, { rendered: false, write: { ...write, references: table } });
+/**
+ * A foreign key: the id of a row of `table`, filterable under its own name, never rendered. A
+ * nullable key (`write.nullable`, or `nullable` where no client writes it) is set to NULL when its
+ * row goes (`ON DELETE SET NULL`); any other is deleted with it (`CASCADE`).
+ */
+export function foreignKey(
+  name: string,
+  table: string,
+  write: WriteRules | undefined = {},
+  options: ScalarOptions = {},
+): ScalarField {
+  return integer(name, {
+    ...options,
+    rendered: false,
+    write,
+    references: table,
+  });
 }
-
-/** `{id, login}` of a user, the shape every user reference has. */
-export const userSummary = (): ScalarField[] => [integer('id'), string('login', { key: true })];
-
-/** `{id, name}` of a genre. */
-export const genreSummary = (): ScalarField[] => [integer('id'), string('name', { key: true })];
 
 export function reference(
   name: string,
@@ -156,19 +173,14 @@ export function reference(
   return { kind: 'reference', name, omitWhenAbsent: options.omitWhenAbsent ?? true, ...options };
 }
 
-/** `user: {id, login}`, the owner a record points to with its `user_id`. */
-export function owner(): ReferenceField {
-  return reference('user', {
-    table: 'users',
-    targetColumn: 'id',
-    rootColumn: 'user_id',
-    fields: userSummary(),
-  });
-}
-
 export function collection(
   name: string,
   options: Omit<CollectionField, 'kind' | 'name'>,
 ): CollectionField {
   return { kind: 'collection', name, ...options };
+}
+
+/** Whether a scalar field's column may hold NULL. */
+export function nullableColumn(field: ScalarField): boolean {
+  return Boolean(field.nullable || field.write?.nullable);
 }

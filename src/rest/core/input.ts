@@ -63,8 +63,9 @@ export class InputReader {
         continue;
       }
       values[key] = coerce(field, raw);
-      if (typeof values[key] === 'string' && !(values[key] as string).isWellFormed()) {
-        errors[key] = ['Must be valid Unicode text.'];
+      if (typeof values[key] === 'string') {
+        const problem = textProblem(values[key] as string);
+        if (problem) errors[key] = [problem];
       }
     }
     if (mode === 'create') {
@@ -92,6 +93,23 @@ export class InputReader {
     }
     return Object.keys(errors).length > 0 ? { values, errors } : { values };
   }
+}
+
+/**
+ * Characters XML 1.0 cannot carry (§2.2): C0 controls other than tab, line feed and carriage
+ * return, and U+FFFE / U+FFFF. Refused in every text, from JSON and XML alike, so that no stored
+ * value reads differently in the two formats.
+ */
+// eslint-disable-next-line no-control-regex -- these characters are exactly what is being matched
+const NOT_XML = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
+
+/** What is wrong with a text value, if anything: a lone surrogate, or a character XML cannot carry. */
+function textProblem(text: string): string | undefined {
+  if (!text.isWellFormed()) return 'Must be valid Unicode text.';
+  const bad = NOT_XML.exec(text);
+  if (!bad) return undefined;
+  const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+  return `May not contain U+${code}: XML 1.0 cannot carry it.`;
 }
 
 const INTEGER = /^-?\d{1,16}$/;

@@ -76,7 +76,7 @@ export function defineResource(declaration: ResourceDeclaration): ResourceDefini
 
 const LENGTH_RULES: (keyof WriteRules)[] = ['maxLength', 'notBlank', 'email'];
 const RULES_OF: Record<ScalarType, (keyof WriteRules)[]> = {
-  integer: ['min', 'references'],
+  integer: ['min', 'max'],
   string: LENGTH_RULES,
   boolean: ['exclusiveWithin'],
   decimal: ['greaterThan', 'max'],
@@ -106,27 +106,69 @@ export function declarationProblem(resource: ResourceDefinition): string | undef
   return examplesProblem(resource, byName);
 }
 
+/** The length of a string's column, `varchar(255)`, unless it is TEXT. */
+export const VARCHAR_LENGTH = 255;
+
+const article = (type: ScalarType) => (type === 'integer' ? 'an' : 'a');
+
 function fieldProblem(field: ScalarField, byName: Map<string, ScalarField>): string | undefined {
-  if (field.searchable && field.type !== 'string') {
-    return `is searchable but is ${field.type === 'integer' ? 'an' : 'a'} ${field.type}, not a string`;
+  const { type } = field;
+  if (field.searchable && type !== 'string') {
+    return `is searchable but is ${article(type)} ${type}, not a string`;
   }
-  if (field.type === 'decimal' && field.scale === undefined) return 'is a decimal without a scale';
-  if (field.prefixKey && field.type !== 'string') return 'has a prefix key but is not a string';
+  if (type === 'decimal' && field.scale === undefined) return 'is a decimal without a scale';
+  if (type === 'decimal' && field.precision === undefined) {
+    return 'is a decimal without a precision';
+  }
+  for (const [option, of] of [
+    ['prefixKey', 'string'],
+    ['text', 'string'],
+    ['precision', 'decimal'],
+    ['setOn', 'timestamp'],
+  ] as const) {
+    if (field[option] !== undefined && type !== of) {
+      return `is ${article(type)} ${type}: ${option} does not apply`;
+    }
+  }
+  if (field.setOn && field.write) return `is set on ${field.setOn}: no client writes it`;
   const write = field.write ?? {};
+  if (type === 'string' && !field.text && (write.maxLength ?? 0) > VARCHAR_LENGTH) {
+    return `may be ${write.maxLength} characters long, but its varchar(${VARCHAR_LENGTH}) column holds ${VARCHAR_LENGTH} (text: true makes it TEXT)`;
+  }
   for (const rule of Object.keys(write) as (keyof WriteRules)[]) {
     if (
       write[rule] !== undefined &&
       TYPED_RULES.has(rule) &&
       !RULES_OF[field.type].includes(rule)
     ) {
-      return `is ${field.type === 'integer' ? 'an' : 'a'} ${field.type}: ${rule} does not apply`;
+      return `is ${article(type)} ${type}: ${rule} does not apply`;
     }
+  }
+  if (write.max !== undefined) {
+    const problem = boundProblem(field, write.max);
+    if (problem) return problem;
   }
   const group = write.exclusiveWithin?.field;
   if (group !== undefined && !byName.has(group)) {
     return `is exclusive within ${group}, which is not a field`;
   }
   return undefined;
+}
+
+/** Whether `max` is a bound of the field's type that its column can hold. */
+function boundProblem(field: ScalarField, max: number | string): string | undefined {
+  if (field.type === 'integer') {
+    return Number.isSafeInteger(max) ? undefined : `has max ${String(max)}, not an integer`;
+  }
+  if (typeof max !== 'string' || !/^-?\d+(\.\d+)?$/.test(max)) {
+    return `has max ${String(max)}, not a decimal string`;
+  }
+  const scale = field.scale ?? 0;
+  const whole = (field.precision ?? 0) - scale;
+  const largest = `${'9'.repeat(whole) || '0'}.${'9'.repeat(scale)}`;
+  return Number(max) > Number(largest)
+    ? `has max ${max}, more than decimal(${field.precision}, ${scale}) holds (${largest})`
+    : undefined;
 }
 
 /** What a client may write: scalar fields with write rules, and collections' `writeAs` keys. */
@@ -199,6 +241,21 @@ export function perResource<T>(
     return value;
   };
 }
+
+/**
+ * The paths a client may filter and order by, with their types: the scalar fields, and the
+ * fields of each to-one reference (`user.login`).
+ */
+export const pathsOf = perResource((resource) => {
+  const paths = new Map<string, ScalarType>();
+  for (const field of resource.fields) {
+    if (field.kind === 'scalar') paths.set(field.name, field.type);
+    if (field.kind === 'reference') {
+      for (const sub of field.fields) paths.set(`${field.name}.${sub.name}`, sub.type);
+    }
+  }
+  return paths as ReadonlyMap<string, ScalarType>;
+});
 
 /** The scalar fields of a collection. */
 export function scalarFields(resource: ResourceDefinition): ScalarField[] {

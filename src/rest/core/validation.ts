@@ -66,8 +66,15 @@ function withinBounds(field: ScalarField): (value: unknown) => boolean {
     if (rules.greaterThan !== undefined && compareDecimals(value, rules.greaterThan) <= 0) {
       return false;
     }
-    return rules.max === undefined || compareDecimals(value, rules.max) <= 0;
+    return rules.max === undefined || compareDecimals(value, String(rules.max)) <= 0;
   };
+}
+
+/** An integer's bounds: the declared ones, else an id's (from 1) or a 32-bit int's. */
+function integerBounds(field: ScalarField): [least: number, most: number] {
+  const rules = field.write ?? {};
+  const most = typeof rules.max === 'number' ? rules.max : INT_MAX;
+  return [rules.min ?? (field.references ? 1 : -INT_MAX), most];
 }
 
 function decimalWithin(field: ScalarField): Decorator {
@@ -103,14 +110,14 @@ function validators(field: WritableField): Decorator[] {
   }
   const rules = field.write ?? {};
   switch (field.type) {
-    case 'integer':
+    case 'integer': {
+      const [least, most] = integerBounds(field);
       return [
         IsInt({ message: 'Must be an integer.' }),
-        Min(rules.min ?? (rules.references ? 1 : -INT_MAX), {
-          message: `Must be at least ${rules.min ?? (rules.references ? 1 : -INT_MAX)}.`,
-        }),
-        Max(INT_MAX, { message: `Must be at most ${INT_MAX}.` }),
+        Min(least, { message: `Must be at least ${least}.` }),
+        Max(most, { message: `Must be at most ${most}.` }),
       ];
+    }
     case 'boolean':
       return [IsBoolean({ message: 'Must be true or false.' })];
     case 'decimal':
@@ -168,8 +175,8 @@ function checks(field: WritableField): Check[] {
   const rules = field.write ?? {};
   switch (field.type) {
     case 'integer': {
-      const least = rules.min ?? (rules.references ? 1 : -INT_MAX);
-      return [isInt, (v) => min(v, least), (v) => max(v, INT_MAX)];
+      const [least, most] = integerBounds(field);
+      return [isInt, (v) => min(v, least), (v) => max(v, most)];
     }
     case 'boolean':
       return [isBoolean];

@@ -1,24 +1,46 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Paginator } from '../core/paginator';
 import { ResourceDefinition } from '../core/resource';
+import { CollectionContext } from '../sql/collection';
+import { entitiesOf, tableOf } from '../sql/tables';
 import { PaginatorModule } from './paginator.module';
 
-type Entities = Parameters<typeof TypeOrmModule.forFeature>[0];
+/** Token of the declaration a collection module serves (a plain value: see below). */
+const COLLECTION_RESOURCE = Symbol('COLLECTION_RESOURCE');
+
+function collectionContext(resource: ResourceDefinition, paginator: Paginator) {
+  return new CollectionContext(resource, paginator);
+}
 
 /**
- * What a collection's module imports: its own Paginator, with the options its declaration states
- * (`PaginatorModule.forFeature(MARBLES.pagination, 'marbles')`, where the environment may
- * override them by the collection's name), and the TypeORM entities of the tables it
- * uses, registered where they are used (`autoLoadEntities`).
+ * What a collection's module imports: `CollectionModule.forFeature(MARBLES)` provides its
+ * `CollectionContext` (the declaration, its own Paginator with the options the declaration
+ * states, laid over the application's defaults and any override the environment names for the
+ * collection, and the paths a client may filter and order by), which its service, its controller
+ * and the OpenAPI document read; and registers the TypeORM entities derived from the declaration
+ * (its table and its join tables: src/rest/sql/tables.ts) where they are used
+ * (`autoLoadEntities`). The declaration travels as a plain value, so that Nest tells two
+ * collections' modules apart.
  */
 @Module({})
 export class CollectionModule {
-  static forFeature(resource: ResourceDefinition, entities: Entities): DynamicModule {
-    const paginator = PaginatorModule.forFeature(resource.pagination, resource.plural);
+  static forFeature(resource: ResourceDefinition): DynamicModule {
     return {
       module: CollectionModule,
-      imports: [paginator, TypeOrmModule.forFeature(entities)],
-      exports: [paginator],
+      imports: [
+        PaginatorModule.forFeature(resource.pagination, resource.plural),
+        TypeOrmModule.forFeature(entitiesOf(tableOf(resource))),
+      ],
+      providers: [
+        { provide: COLLECTION_RESOURCE, useValue: resource },
+        {
+          provide: CollectionContext,
+          useFactory: collectionContext,
+          inject: [COLLECTION_RESOURCE, Paginator],
+        },
+      ],
+      exports: [CollectionContext],
     };
   }
 }

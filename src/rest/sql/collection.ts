@@ -4,33 +4,45 @@ import { ScalarType } from '../core/fields';
 import { Page, Paginator } from '../core/paginator';
 import { Precondition } from '../core/preconditions';
 import { Message } from '../core/render';
-import { ResourceDefinition } from '../core/resource';
+import { ResourceDefinition, pathsOf } from '../core/resource';
 import { Selection, parseSelection, project } from '../core/selection';
 import { SqlDatabase } from './sql-database';
 import { ApiRecord, RecordQuery } from './record-query';
 import { RecordWriter } from './record-writer';
 
 /**
+ * What a collection's module knows of it, in one object (`CollectionModule.forFeature` provides
+ * it): its declaration, its paginator and the paths a client may filter and order by. Its
+ * service, its controller and the OpenAPI document read it.
+ */
+export class CollectionContext {
+  /** The paths a client may filter and order by, with their types. */
+  readonly paths: ReadonlyMap<string, ScalarType>;
+
+  constructor(
+    readonly resource: ResourceDefinition,
+    readonly paginator: Paginator,
+  ) {
+    this.paths = pathsOf(resource);
+  }
+}
+
+/**
  * The standard actions of a collection, for a service to extend with its own: reads through the
- * collection's compiled queries, writes through its writer. A service passes in only what it
- * uses: its declaration, the database and its paginator.
+ * collection's compiled queries, writes through its writer. A service passes in its context and
+ * the database: `constructor(context: CollectionContext, db: SqlDatabase)`.
  */
 export class RecordCollection {
+  protected readonly resource: ResourceDefinition;
+  protected readonly paginator: Paginator;
   protected readonly records: RecordQuery;
   protected readonly writer: RecordWriter;
 
-  constructor(
-    protected readonly resource: ResourceDefinition,
-    db: SqlDatabase,
-    readonly paginator: Paginator,
-  ) {
-    this.records = new RecordQuery(resource, db);
-    this.writer = new RecordWriter(resource, db, this.records);
-  }
-
-  /** The paths a client may filter and order by, with their types. */
-  get paths(): ReadonlyMap<string, ScalarType> {
-    return this.records.paths;
+  constructor(context: CollectionContext, db: SqlDatabase) {
+    this.resource = context.resource;
+    this.paginator = context.paginator;
+    this.records = new RecordQuery(this.resource, db);
+    this.writer = new RecordWriter(this.resource, db, this.records);
   }
 
   /** An index request end to end: parse the query, page it, read the records. */

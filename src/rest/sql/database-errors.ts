@@ -16,12 +16,33 @@ export class DatabaseDeadline extends Error {
   }
 }
 
-/** Whether a write failed at its deadline while committing: it may have been saved. */
-export function mayHaveCommitted(error: unknown): boolean {
-  return error instanceof DatabaseDeadline && error.mayHaveCommitted;
+/**
+ * A write whose COMMIT (or autocommitted statement) was sent and got no answer the service can
+ * trust: the connection was lost or the deadline passed while waiting. The server may have
+ * committed it or not; nobody can tell from here. Never retried: the client finds out (its
+ * Idempotency-Key, or a read of the record) and decides.
+ */
+export class CommitOutcomeUnknown extends Error {
+  readonly code = 'COMMIT_OUTCOME_UNKNOWN';
+  constructor(readonly reason: unknown) {
+    super(`no answer to COMMIT: ${reason instanceof Error ? reason.message : String(reason)}`);
+  }
 }
 
-const UNAVAILABLE = new Set([
+/** Whether a write failed while committing, so that it may have been saved. */
+export function mayHaveCommitted(error: unknown): boolean {
+  return (
+    error instanceof CommitOutcomeUnknown ||
+    (error instanceof DatabaseDeadline && error.mayHaveCommitted)
+  );
+}
+
+/**
+ * Codes of errors after which a connection cannot be trusted: it is gone (lost, refused, reset,
+ * shut down) or the service gave up on it at its deadline. Whatever it had not committed, the
+ * server rolls back when the connection ends.
+ */
+const ENDS_CONNECTION = new Set([
   DEADLINE,
   'ECONNREFUSED',
   'ECONNRESET',
@@ -29,10 +50,23 @@ const UNAVAILABLE = new Set([
   'EHOSTUNREACH',
   'ETIMEDOUT',
   'EPIPE',
+  'ENETUNREACH',
+  'EAI_AGAIN',
   'PROTOCOL_CONNECTION_LOST',
   'PROTOCOL_SEQUENCE_TIMEOUT',
-  'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
+]);
+
+/**
+ * Contention: a lock not granted (MySQL's lock wait timeout, 1205; a deadlock, 1213, after which
+ * InnoDB has rolled the whole transaction back) or an SQLite file locked by another process.
+ * Busy rather than broken: "try again".
+ */
+const CONTENTION = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY']);
+
+/** Other codes of a database that cannot serve now: logins refused, its files, disk or memory. */
+const RESOURCE = new Set([
+  'ER_CON_COUNT_ERROR',
   'ER_ACCESS_DENIED_ERROR',
   'ER_DBACCESS_DENIED_ERROR',
   'ER_ACCOUNT_HAS_BEEN_LOCKED',
@@ -40,14 +74,7 @@ const UNAVAILABLE = new Set([
   'ER_HOST_NOT_PRIVILEGED',
   'ER_MUST_CHANGE_PASSWORD_LOGIN',
   'ER_BAD_DB_ERROR',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  // Still contended after the retries: busy rather than broken, so "try again".
-  'ER_LOCK_DEADLOCK',
-  'ER_LOCK_WAIT_TIMEOUT',
-  'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
-  // The disk or the memory, not the request: full, failing, exhausted.
   'SQLITE_FULL',
   'SQLITE_NOMEM',
 ]);
@@ -59,12 +86,11 @@ const UNAVAILABLE = new Set([
  * ER_BULK_PARSER_INCOMPLETE_ESCAPE_SEQUENCE). Too many connections (1040, 1203, 1226), no access
  * to the database (1044, 1045, 1049), host blocked or not allowed (1129, 1130), password expired
  * (1820, 1862), account locked (MySQL 3118, MariaDB 4151); disk or table full (1021, 1114), out
- * of memory or threads (1037, 1041, 1135), the statement or connection killed by an operator
- * (1317, MariaDB 1927).
+ * of memory or threads (1037, 1041, 1135).
  */
 const SERVER_REFUSED = new Set([
   1040, 1044, 1045, 1049, 1129, 1130, 1203, 1226, 1820, 1862, 3118, 4151, 1021, 1114, 1037, 1041,
-  1135, 1317, 1927,
+  1135,
 ]);
 
 /**
@@ -72,6 +98,12 @@ const SERVER_REFUSED = new Set([
  * prepared node for application use" (1047, ER_UNKNOWN_COM_ERROR), on every statement.
  */
 SERVER_REFUSED.add(1047);
+
+/** The server ended the connection: shutting down (1053), killed by an operator (MariaDB 1927). */
+const CONNECTION_ENDED = new Set([1053, 1927]);
+
+/** A statement stopped by an operator (KILL QUERY, 1317): only the statement was undone. */
+const INTERRUPTED = new Set([1317]);
 
 /** What drivers and TypeORM say of a pool or connection that is closed or was never opened. */
 const CLOSED =
@@ -112,17 +144,50 @@ export function isStatementTimeout(error: unknown): boolean {
   return false;
 }
 
-/** Whether an error means the database cannot serve now (503, try again), rather than a bug (500). */
-export function isDatabaseUnavailable(error: unknown): boolean {
+/**
+ * Whether the connection an error came from is to be destroyed, never reused: it was lost, the
+ * server ended it, or the service gave up on it at its deadline (mysql2 marks an error that ends
+ * a connection as fatal).
+ */
+export function endsConnection(error: unknown): boolean {
   for (const { code, errno, message, fatal } of causes(error)) {
-    if (typeof code === 'string' && UNAVAILABLE.has(code)) return true;
-    // mysql2 marks an error that ends a connection as fatal: the database, not the statement,
-    // is the problem.
+    if (typeof code === 'string' && ENDS_CONNECTION.has(code)) return true;
     if (fatal === true) return true;
+    if (CONNECTION_ENDED.has(errno as number)) return true;
+    if (CLOSED.test(String(message))) return true;
+  }
+  return false;
+}
+
+/** Whether a statement waited for a lock in vain (lock wait timeout, deadlock, SQLite busy). */
+export function isContention(error: unknown): boolean {
+  for (const { code } of causes(error)) {
+    if (typeof code === 'string' && (CONTENTION.has(code) || code.startsWith('SQLITE_BUSY'))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a statement was stopped before its end: killed (KILL QUERY) or over its time limit. */
+export function isInterrupted(error: unknown): boolean {
+  for (const { errno } of causes(error)) if (INTERRUPTED.has(errno as number)) return true;
+  return isStatementTimeout(error);
+}
+
+/**
+ * Whether an error means the database cannot serve now (503, try again), rather than a bug
+ * (500): a connection that ended, contention, an interrupted statement, a server that refuses
+ * logins or is out of a resource. (A COMMIT without an answer is CommitOutcomeUnknown: checked
+ * first, it says more than "try again".)
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (endsConnection(error) || isContention(error) || isInterrupted(error)) return true;
+  for (const { code, errno } of causes(error)) {
+    if (typeof code === 'string' && RESOURCE.has(code)) return true;
     if (SERVER_REFUSED.has(errno as number)) return true;
     // SQLite's I/O errors and their extended codes (SQLITE_IOERR_WRITE, …).
     if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return true;
-    if (CLOSED.test(String(message))) return true;
   }
   return false;
 }

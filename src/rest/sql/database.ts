@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import BetterSqlite3 from 'better-sqlite3';
-import { DataSource, QueryRunner } from 'typeorm';
-import { errorCode, isDatabaseUnavailable, isStatementTimeout } from './database-errors';
+import { DataSource } from 'typeorm';
+import { isDatabaseUnavailable, isStatementTimeout } from './database-errors';
 import {
   ClusterOptions,
   ClusterServers,
@@ -21,7 +21,6 @@ import {
   Tx,
 } from './sql-database';
 import {
-  connectionWithin,
   MysqlPool,
   queryWithin,
   readsPinned,
@@ -29,8 +28,9 @@ import {
   ReplicaOptions,
   ReplicaSet,
   ReplicaStatus,
-  withDeadline,
 } from './replicas';
+import { MysqlSession, SqliteSessions, TransactionSession } from './transaction-sessions';
+import { TransactionRunner } from './transactions';
 
 /** mysql2's PoolCluster, which TypeORM opens instead of a pool when replicas are configured. */
 interface MysqlPoolCluster {
@@ -65,28 +65,10 @@ export interface DatabaseOptions {
 }
 
 /**
- * Deadlocks, and duplicate keys: a unique value that a concurrent transaction committed after our
- * checks ran. On the retry the checks see it and answer 400 naming the field.
- */
-const RETRYABLE = new Set([
-  'ER_LOCK_DEADLOCK',
-  'ER_LOCK_WAIT_TIMEOUT',
-  'ER_DUP_ENTRY',
-  'SQLITE_BUSY',
-  'SQLITE_CONSTRAINT_UNIQUE',
-]);
-const ATTEMPTS = 5;
-
-/** How long a write waits for another process's SQLite write lock before it is a 503. */
-const SQLITE_BUSY_WAIT_MS = 5000;
-
-/**
  * What the service adds to the statement time limit for its own deadline on every MySQL call:
  * the server's limit, which frees the connection cleanly, fires first where the server runs.
  */
 const DEADLINE_MARGIN_MS = 1000;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Prepared statements kept on SQLite's read connection (filters make many shapes of SQL). */
 const STATEMENTS_KEPT = 500;
@@ -98,12 +80,12 @@ const STATEMENTS_KEPT = 500;
 const PRIMARY = 'primary';
 
 /**
- * The SQL port over the DataSource TypeORM opened: plain queries for reads, and transactions that
- * are retried on deadlock.
+ * The SQL port over the DataSource TypeORM opened: plain queries for reads, and transactions
+ * (transactions.ts: how they end, and which are run again).
  *
- * SQLite through TypeORM is one connection shared by every request, and TypeORM would nest a
- * second request's transaction inside the first as a savepoint. So on SQLite transactions run one
- * at a time on that connection, and reads go to a second, read-only connection to the same file:
+ * SQLite through TypeORM is one connection shared by every request, so on SQLite transactions
+ * run one at a time on that connection (transaction-sessions.ts), and reads go to a second,
+ * read-only connection to the same file:
  * in WAL mode it sees the last committed state while a write runs, here or in another process,
  * instead of waiting for it. (An in-memory database has no second connection: there a read waits
  * while a transaction is open.) MySQL has a pool and real isolation and needs none of this.
@@ -117,9 +99,10 @@ export class TypeOrmDatabase extends SqlDatabase {
    * COMMIT), in milliseconds; 0 for none.
    */
   private deadlineMs = 0;
-  /** Settles when the transactions queued so far are done (SQLite only). */
-  private queue: Promise<unknown> = Promise.resolve();
-  private open = 0;
+  /** Every transaction, and every statement that commits by itself. */
+  readonly transactions: TransactionRunner;
+  /** SQLite's connection, one transaction at a time. */
+  private readonly sqliteSessions?: SqliteSessions;
   /** SQLite's read connection, and its statements by SQL text. */
   private reader?: { db: BetterSqlite3.Database; statements: Map<string, BetterSqlite3.Statement> };
   /** With read replicas: their rotation, and the primary's pool (reads that must see writes). */
@@ -140,6 +123,19 @@ export class TypeOrmDatabase extends SqlDatabase {
   ) {
     super();
     this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
+    let sessions: () => Promise<TransactionSession>;
+    if (this.dialect === 'mysql') {
+      sessions = () => MysqlSession.open(this.primaryPool(), this.deadlineMs);
+    } else {
+      const driver = dataSource.driver as unknown as { databaseConnection: BetterSqlite3.Database };
+      const sqlite = new SqliteSessions(
+        () => dataSource.createQueryRunner('master'),
+        () => driver.databaseConnection,
+      );
+      this.sqliteSessions = sqlite;
+      sessions = () => sqlite.open();
+    }
+    this.transactions = new TransactionRunner(sessions, undefined, observe, PRIMARY);
   }
 
   /**
@@ -282,7 +278,7 @@ export class TypeOrmDatabase extends SqlDatabase {
   private async querySqlite(sql: string, parameters: unknown[]): Promise<Row[]> {
     // Only while the DataSource is open: once it is closed, reads fail like writes.
     if (this.reader && this.dataSource.isInitialized) return this.readSqlite(sql, parameters);
-    while (this.open > 0) await this.queue;
+    await this.sqliteSessions?.idle();
     return this.dataSource.query(sql, parameters);
   }
 
@@ -361,210 +357,28 @@ export class TypeOrmDatabase extends SqlDatabase {
   async write(sql: string, parameters: unknown[] = []): Promise<RunResult> {
     const ambient = this.ambient.getStore();
     if (ambient) return ambient.run(sql, parameters);
-    const pool = this.primaryPool();
-    if (!pool) return this.transaction((tx) => tx.run(sql, parameters));
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const header = (await this.observed(sql, 'write', PRIMARY, () =>
-          queryWithin(pool, sql, parameters, this.deadlineMs),
-        )) as unknown as { affectedRows?: number; insertId?: number };
-        return {
-          rows: [],
-          affected: Number(header.affectedRows ?? 0),
-          insertId: Number(header.insertId ?? 0),
-        };
-      } catch (error) {
-        if (attempt >= ATTEMPTS || !RETRYABLE.has(errorCode(error))) throw error;
-        await pause(Math.random() * 20 * attempt);
-      }
-    }
+    if (this.dialect === 'mysql') return this.transactions.autocommit(sql, parameters);
+    return this.transaction((tx) => tx.run(sql, parameters));
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const ambient = this.ambient.getStore();
     if (ambient) return work(ambient);
-    if (this.dialect === 'mysql') return this.attempt(work);
-    this.open++;
-    const result = this.queue.then(() => this.attempt(work));
-    this.queue = result.catch(() => undefined).finally(() => this.open--);
-    return result;
+    return this.transactions.transaction(work);
   }
 
   unitOfWork<T>(work: () => Promise<T>): Promise<T> {
     return this.transaction((tx) => this.ambient.run(tx, work));
   }
 
-  private async attempt<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const started = Date.now();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.once(work);
-      } catch (error) {
-        const code = errorCode(error);
-        // SQLite locked by another process: better-sqlite3 would wait for it synchronously,
-        // stopping every request of this process, so it fails at once and is retried here.
-        if (code === 'SQLITE_BUSY' && Date.now() - started < SQLITE_BUSY_WAIT_MS) {
-          await pause(25 + Math.random() * 50);
-          continue;
-        }
-        if (attempt >= ATTEMPTS || !RETRYABLE.has(code)) throw error;
-        // A short random pause, so that transactions that collided do not collide again.
-        await pause(Math.random() * 20 * attempt);
-      }
-    }
-  }
-
   /**
-   * One try of a transaction. On MySQL with a deadline, each step (the connection, BEGIN, every
-   * statement, COMMIT) must answer within it; past it the connection is destroyed (the server
-   * rolls back what was not committed) and the transaction fails with a DatabaseDeadline, which
-   * says whether it was waiting for COMMIT (the write may then have been saved).
+   * The pool writes go to on MySQL: TypeORM's, or the cluster's MASTER with replicas; on a Galera
+   * cluster, the writer's, asked anew for every transaction. The one place that chooses it.
    */
-  private async once<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const pool = this.primaryPool();
-    if (pool) return this.onPool(pool, work);
-    const ms = this.deadlineMs;
-    if (ms <= 0) {
-      return this.dataSource.transaction((manager) =>
-        work(transactionOf(manager.queryRunner!, this.observe)),
-      );
-    }
-    const runner = this.dataSource.createQueryRunner('master');
-    const destroy = () =>
-      (
-        runner as unknown as { databaseConnection?: { destroy(): void } }
-      ).databaseConnection?.destroy();
-    const within = <R>(step: Promise<R>, committing = false) =>
-      withDeadline(step, ms, destroy, committing);
-    const connecting = runner.connect();
-    try {
-      await within(connecting);
-    } catch (error) {
-      // A connection that comes after the deadline goes back to the pool.
-      connecting.then(() => runner.release()).catch(() => undefined);
-      throw error;
-    }
-    try {
-      await within(runner.startTransaction());
-      const result = await work(transactionOf(runner, this.observe, within));
-      await within(runner.commitTransaction(), true);
-      return result;
-    } catch (error) {
-      if (!isDatabaseUnavailable(error) && runner.isTransactionActive) {
-        await within(runner.rollbackTransaction()).catch(() => undefined);
-      }
-      throw error;
-    } finally {
-      // A destroyed connection is not given back (mysql2 drops it from the pool).
-      await runner.release().catch(() => undefined);
-    }
-  }
-  /**
-   * The primary's mysql2 pool on MySQL (TypeORM's, or the cluster's MASTER with replicas); on a
-   * Galera cluster, the writer's, asked anew for every statement and transaction.
-   */
-  private primaryPool(): MysqlPool | undefined {
-    if (this.dialect !== 'mysql') return undefined;
+  private primaryPool(): MysqlPool {
     if (this.galera) return this.galera.writer().calls;
-    return this.primary ?? (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
+    return this.primary ?? (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
   }
-
-  /**
-   * One try of a transaction on MySQL, on a connection of the primary's pool, with mysql2 itself
-   * as reads and `write` use it: TypeORM's query runner adds its event broadcasts and result
-   * wrapping to every statement, a tenth of a write's CPU. Each step (the connection, START
-   * TRANSACTION, every statement, COMMIT) must answer within the deadline; past it the connection
-   * is destroyed (the server rolls back what was not committed).
-   */
-  private async onPool<T>(pool: MysqlPool, work: (tx: Tx) => Promise<T>): Promise<T> {
-    const ms = this.deadlineMs;
-    const connection = await connectionWithin(pool, ms);
-    let destroyed = false;
-    const destroy = () => {
-      destroyed = true;
-      connection.destroy();
-    };
-    const send = (sql: string, parameters: unknown[] = [], committing = false) =>
-      withDeadline(
-        new Promise<unknown>((resolve, reject) =>
-          connection.query(sql, parameters, (error, rows) =>
-            error ? reject(error) : resolve(rows),
-          ),
-        ),
-        ms,
-        destroy,
-        committing,
-      );
-    try {
-      await send('START TRANSACTION');
-      const result = await work(poolTransactionOf(send, this.observe));
-      await send('COMMIT', [], true);
-      return result;
-    } catch (error) {
-      if (!destroyed && !isDatabaseUnavailable(error)) {
-        await send('ROLLBACK').catch(() => undefined);
-      }
-      throw error;
-    } finally {
-      // A destroyed connection is not given back (mysql2 drops it from the pool).
-      if (!destroyed) connection.release();
-    }
-  }
-}
-
-/** A transaction's statements on a mysql2 connection (`send` keeps each within the deadline). */
-function poolTransactionOf(
-  send: (sql: string, parameters?: unknown[]) => Promise<unknown>,
-  observe?: SqlObserver,
-): Tx {
-  return {
-    async run(sql, parameters = []) {
-      const done = observe?.(sql, 'write', PRIMARY);
-      let result: unknown;
-      try {
-        result = await send(sql, parameters);
-      } catch (error) {
-        done?.(error);
-        throw error;
-      }
-      done?.();
-      // Rows for a SELECT (or RETURNING), a result header for the other statements.
-      if (Array.isArray(result)) return { rows: result as Row[], affected: 0, insertId: 0 };
-      const header = result as { affectedRows?: number; insertId?: number };
-      return {
-        rows: [],
-        affected: Number(header.affectedRows ?? 0),
-        insertId: Number(header.insertId ?? 0),
-      };
-    },
-  };
-}
-
-function transactionOf(
-  runner: QueryRunner,
-  observe?: SqlObserver,
-  within: <R>(step: Promise<R>) => Promise<R> = (step) => step,
-): Tx {
-  return {
-    async run(sql, parameters = []) {
-      const done = observe?.(sql, 'write', PRIMARY);
-      let result;
-      try {
-        result = await within(runner.query(sql, parameters, true));
-      } catch (error) {
-        done?.(error);
-        throw error;
-      }
-      done?.();
-      const raw = result.raw as { insertId?: unknown } | number | bigint | undefined;
-      return {
-        rows: Array.isArray(result.records) ? result.records : [],
-        affected: result.affected ?? 0,
-        // MySQL answers with a result header, SQLite with the new row id.
-        insertId: Number(typeof raw === 'object' && raw !== null ? raw.insertId : raw),
-      };
-    },
-  };
 }
 
 /**

@@ -138,7 +138,7 @@ export class RecordQuery {
           });
           this.walks.set(field.name, walk);
         }
-        if (field.write?.unique && field.write.required) this.uniquePaths.add(field.name);
+        if (field.unique && field.write?.required) this.uniquePaths.add(field.name);
         if (field.rendered) {
           const selects: string[] = [];
           const alias = selectColumn(expression, selects);

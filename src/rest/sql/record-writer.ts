@@ -4,6 +4,9 @@
  * marble actions). Each request is one transaction: validation, existence and uniqueness checks,
  * the writes and the declared rules commit together or not at all. Failures are RecordErrors; the
  * HTTP layer picks their status.
+ *
+ * Longer than 500 lines: one class whose writes share their locking, version and checking steps;
+ * split in two, each half would reach into the other's private steps.
  */
 import { FieldErrors, RecordError } from '../core/errors';
 import { CollectionField, ScalarField } from '../core/fields';
@@ -20,6 +23,7 @@ import {
 import { Message } from '../core/render';
 import { ResourceDefinition, scalarFields } from '../core/resource';
 import { INT_MAX, isPlainObject, recordId } from '../core/values';
+import { ChangeAction, changeLogOf } from './changes';
 import { errorCode } from './database-errors';
 import { Row, SqlDatabase, Tx } from './sql-database';
 import { ApiRecord, RecordQuery, placeholders, readerFor } from './record-query';
@@ -41,13 +45,19 @@ export class RecordWriter {
   private readonly references: ScalarField[];
   private readonly exclusive: ScalarField[];
   private readonly relations: CollectionField[];
-  private readonly stamped: { created: boolean; updated: boolean };
+  /** The columns of the timestamps set on create and on every write (`setOn`), if any. */
+  private readonly stamped: { created?: string; updated?: string };
   private readonly plural: string;
   private readonly noun: string;
   /** See `idStep`: MySQL's, once asked. */
   private mysqlIdStep?: number;
   /** Stored row → values by field name, for `change`. */
   private readonly decode: (row: Row) => Values;
+  /**
+   * By transaction, the records whose exclusive flag a write of it cleared (`takeExclusiveFlags`):
+   * changed too, so `changed` records their events beside the write's own.
+   */
+  private readonly cleared = new WeakMap<Tx, Set<number>>();
 
   constructor(
     private readonly resource: ResourceDefinition,
@@ -56,15 +66,14 @@ export class RecordWriter {
   ) {
     this.input = new InputReader(resource);
     this.scalars = scalarFields(resource);
-    this.uniques = this.scalars.filter((f) => f.write?.unique);
-    this.references = this.scalars.filter((f) => f.write?.references);
+    this.uniques = this.scalars.filter((f) => f.write && f.unique);
+    this.references = this.scalars.filter((f) => f.write && f.references);
     this.exclusive = this.scalars.filter((f) => f.write?.exclusiveWithin);
     this.relations = resource.fields.filter(
       (f): f is CollectionField => f.kind === 'collection' && !!f.writeAs,
     );
-    const has = (name: string) =>
-      this.scalars.some((f) => f.name === name && f.type === 'timestamp');
-    this.stamped = { created: has('created_at'), updated: has('updated_at') };
+    const setOn = (when: 'create' | 'write') => this.scalars.find((f) => f.setOn === when)?.column;
+    this.stamped = { created: setOn('create'), updated: setOn('write') };
     this.plural = words(resource.plural);
     this.noun = words(resource.singular);
     const readers = this.scalars.map((f) => ({ key: f.name, read: readerFor(f.type, f.column) }));
@@ -73,11 +82,12 @@ export class RecordWriter {
 
   async create(body: unknown): Promise<ApiRecord> {
     const item = await this.readOne(body, 'create');
-    const id = await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       await this.checkInvalid(tx, [item]);
-      return this.guarded(tx, [item], () => this.insert(tx, item.values));
+      const id = await this.guarded(tx, [item], () => this.insert(tx, item.values));
+      await this.changed(tx, 'created', [id]);
+      return (await this.records.findById(id))!;
     });
-    return (await this.records.findById(id))!;
   }
 
   /** A partial update; with `condition` (If-Match), only of the version it names, else 412. */
@@ -86,25 +96,31 @@ export class RecordWriter {
     if (!item.errors && !this.relations.length && !this.exclusive.length) {
       // Nothing to read first: the UPDATE itself checks the version and moves updated_at. (An
       // invalid body takes the long way: "not found" comes before its 400.)
-      await this.db.transaction(async (tx) => {
+      return this.answered(async (tx) => {
         const work = [{ ...item, current: { id } }];
         await this.checkInvalid(tx, work);
         await this.guarded(tx, work, () => this.saveGuarded(tx, id, item.values, condition));
+        await this.changed(tx, 'updated', [id]);
+        return (await this.records.findById(id))!;
       });
-      return (await this.records.findById(id))!;
     }
-    await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       const current = await this.lockOne(tx, id, condition);
       const work = [{ ...item, current }];
       await this.checkInvalid(tx, work);
       await this.guarded(tx, work, () => this.save(tx, item.values, current));
+      await this.changed(tx, 'updated', [id]);
+      return (await this.records.findById(id))!;
     });
-    return (await this.records.findById(id))!;
   }
 
   async destroy(id: number, condition?: Precondition): Promise<void> {
     if (condition === undefined) {
-      const affected = await this.db.transaction((tx) => this.remove(tx, [id]));
+      const affected = await this.db.transaction(async (tx) => {
+        const removed = await this.remove(tx, [id]);
+        if (removed === 1) await this.changed(tx, 'deleted', [id]);
+        return removed;
+      });
       if (affected === 0) throw RecordError.notFound(this.resource.label, id);
       return;
     }
@@ -113,14 +129,14 @@ export class RecordWriter {
     const versions = condition === '*' ? undefined : versionsNamed(condition, id);
     await this.db.transaction(async (tx) => {
       if (versions === undefined) {
-        if ((await this.remove(tx, [id])) === 1) return;
+        if ((await this.remove(tx, [id])) === 1) return this.changed(tx, 'deleted', [id]);
       } else if (versions.length > 0) {
         const { affected } = await tx.run(
           `DELETE FROM ${this.q(this.resource.table)} WHERE ${this.q('id')} = ?` +
             ` AND ${this.q('version')} IN (${placeholders(versions.length)})`,
           [id, ...versions],
         );
-        if (affected === 1) return;
+        if (affected === 1) return this.changed(tx, 'deleted', [id]);
       }
       throw await this.missedGuard(tx, id, condition);
     });
@@ -140,11 +156,12 @@ export class RecordWriter {
   async bulkCreate(body: unknown): Promise<Message<ApiRecord>> {
     const items = this.bulkItems(body, 'Bulk create requires an array of objects as input.');
     const work = await this.readMany(items, 'create');
-    const ids = await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       await this.checkInvalid(tx, work, true);
-      return this.guarded(tx, work, () => this.insertAll(tx, work), true);
+      const ids = await this.guarded(tx, work, () => this.insertAll(tx, work), true);
+      await this.changed(tx, 'created', ids);
+      return new Message('Bulk create successful.', await this.records.findByIds(ids));
     });
-    return new Message('Bulk create successful.', await this.records.findByIds(ids));
   }
 
   async updateAll(body: unknown): Promise<Message<ApiRecord>> {
@@ -158,7 +175,7 @@ export class RecordWriter {
       );
     }
     const read = await this.readMany(items, 'update');
-    await this.db.transaction(async (tx) => {
+    return this.answered(async (tx) => {
       const rows = await this.lock(tx, ids as number[]);
       this.requireAll(ids as number[], rows, 'nothing was changed');
       const byId = new Map(rows.map((r) => [Number(r.id), r]));
@@ -168,12 +185,13 @@ export class RecordWriter {
         tx,
         work,
         async () => {
-          for (const item of work) await this.save(tx, item.values, item.current);
+          for (const item of work) await this.save(tx, item.values, item.current, byId);
         },
         true,
       );
+      await this.changed(tx, 'updated', ids as number[]);
+      return new Message('Bulk update successful.', await this.records.findByIds(ids as number[]));
     });
-    return new Message('Bulk update successful.', await this.records.findByIds(ids as number[]));
   }
 
   async destroyAll(body: unknown): Promise<Message<ApiRecord>> {
@@ -189,6 +207,7 @@ export class RecordWriter {
       if (affected !== unique.length) {
         throw RecordError.invalid(`Some ${this.plural} no longer exist; nothing was deleted.`);
       }
+      await this.changed(tx, 'deleted', unique);
     });
     return new Message('Bulk destroy successful.', doomed);
   }
@@ -209,11 +228,39 @@ export class RecordWriter {
       const current = await this.lockOne(tx, id, condition);
       const values = compute(this.decode(current));
       await this.save(tx, values, current);
+      await this.changed(tx, 'updated', [id]);
       return {
         values: { ...this.decode(current), ...values },
         tag: entityTag(id, Number(current.version) + 1),
       };
     });
+  }
+
+  /**
+   * `work` in one transaction whose reads (RecordQuery's, through the port) join it: the record
+   * is read back before COMMIT, so a write that committed is answered as written, and a read that
+   * fails rolls the write back. No statement more than a read after COMMIT would take.
+   */
+  private answered<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.unitOfWork(() => this.db.transaction(work));
+  }
+
+  /**
+   * Tells the change feed of the records this write changed, in its transaction (changes.ts):
+   * first those whose exclusive flag it cleared (`updated`, unless the write names them itself),
+   * then its own.
+   */
+  private async changed(tx: Tx, action: ChangeAction, ids: number[]): Promise<void> {
+    const log = changeLogOf(this.db);
+    const cleared = this.cleared.get(tx);
+    this.cleared.delete(tx);
+    if (!log) return;
+    if (cleared) {
+      const own = new Set(ids);
+      const others = [...cleared].filter((id) => !own.has(id));
+      await log.recorded(tx, this.resource, 'updated', others);
+    }
+    await log.recorded(tx, this.resource, action, ids);
   }
 
   private async readOne(body: unknown, mode: InputMode): Promise<Item> {
@@ -316,7 +363,7 @@ export class RecordWriter {
     const checked = (i: number, key: string) => !items[i].errors?.[key];
 
     const references = [
-      ...this.references.map((f) => ({ key: f.name, table: f.write!.references!, many: false })),
+      ...this.references.map((f) => ({ key: f.name, table: f.references!, many: false })),
       ...this.relations.map((f) => ({ key: f.writeAs!, table: f.table, many: true })),
     ];
     for (const { key, table, many } of references) {
@@ -381,8 +428,8 @@ export class RecordWriter {
     await this.takeExclusiveFlags(tx, values, undefined);
     const row = this.columns(values);
     const now = toDatabaseTimestamp(new Date());
-    if (this.stamped.created) row.created_at = now;
-    if (this.stamped.updated) row.updated_at = now;
+    if (this.stamped.created) row[this.stamped.created] = now;
+    if (this.stamped.updated) row[this.stamped.updated] = now;
     const names = Object.keys(row);
     const { insertId } = await tx.run(
       `INSERT INTO ${this.q(this.resource.table)} (${names.map((n) => this.q(n)).join(', ')})` +
@@ -412,8 +459,8 @@ export class RecordWriter {
     const now = toDatabaseTimestamp(new Date());
     const rows = items.map((item) => {
       const row = this.columns(item.values);
-      if (this.stamped.created) row.created_at = now;
-      if (this.stamped.updated) row.updated_at = now;
+      if (this.stamped.created) row[this.stamped.created] = now;
+      if (this.stamped.updated) row[this.stamped.updated] = now;
       return row;
     });
     const ids: number[] = [];
@@ -452,10 +499,17 @@ export class RecordWriter {
     return this.mysqlIdStep;
   }
 
-  private async save(tx: Tx, values: Values, current: Row): Promise<void> {
-    await this.takeExclusiveFlags(tx, values, current);
+  /** `batch`: the rows of a bulk update by id, kept current when this write changes one of them. */
+  private async save(
+    tx: Tx,
+    values: Values,
+    current: Row,
+    batch?: Map<number, Row>,
+  ): Promise<void> {
+    await this.takeExclusiveFlags(tx, values, current, batch);
     const row = this.columns(values);
-    if (this.stamped.updated) row.updated_at = toDatabaseTimestamp(laterThan(current.updated_at));
+    const updated = this.stamped.updated;
+    if (updated) row[updated] = toDatabaseTimestamp(laterThan(current[updated]));
     // Every write moves the version, guarded by the version read: the check and the write are
     // one statement, so a change made in between can never be overwritten.
     const version = this.q('version');
@@ -491,7 +545,7 @@ export class RecordWriter {
     const sets = Object.keys(row).map((n) => `${this.q(n)} = ?`);
     const parameters = Object.values(row);
     if (this.stamped.updated) {
-      const stored = this.q('updated_at');
+      const stored = this.q(this.stamped.updated);
       const now = toDatabaseTimestamp(new Date());
       const later =
         this.db.dialect === 'mysql'
@@ -530,9 +584,16 @@ export class RecordWriter {
   /**
    * The `exclusiveWithin` rule: a record whose flag becomes true (set now, or moved to another
    * group while true) clears the flag of the group's other record, in the same transaction. A
-   * unique index backs the rule in the database.
+   * unique index backs the rule in the database. The cleared record changed: its version moves
+   * (its ETag with it), so does its `updated_at` if it has one, and it has its event (`changed`).
+   * Its row in `batch`, if there, is kept as it now is.
    */
-  private async takeExclusiveFlags(tx: Tx, values: Values, current: Row | undefined) {
+  private async takeExclusiveFlags(
+    tx: Tx,
+    values: Values,
+    current: Row | undefined,
+    batch?: Map<number, Row>,
+  ) {
     for (const field of this.exclusive) {
       const rule = field.write!.exclusiveWithin!;
       const group = this.scalars.find((f) => f.name === rule.field)!;
@@ -543,11 +604,50 @@ export class RecordWriter {
       // On MySQL through the unique key, so only the one flagged row is locked: a search by the
       // group would lock all of its rows and deadlock concurrent edits.
       const by = this.db.dialect === 'mysql' && rule.uniqueKey ? rule.uniqueKey : group.column;
-      await tx.run(
-        `UPDATE ${this.q(this.resource.table)} SET ${this.q(field.column)} = 0` +
-          ` WHERE ${this.q(by)} = ? AND ${this.q(field.column)} = 1 AND ${this.q('id')} <> ?`,
+      const lock = this.db.dialect === 'mysql' ? ' FOR UPDATE' : '';
+      const parent = group.references;
+      if (lock && parent) {
+        // The group's own row first (the user of the e-mails): the writes that take one group's
+        // flag queue there, rather than meet on the flagged row's index entries, where InnoDB
+        // answers two such writes with a deadlock.
+        await tx.run(
+          `SELECT ${this.q('id')} FROM ${this.q(parent)} WHERE ${this.q('id')} = ?${lock}`,
+          [value],
+        );
+      }
+      const updatedColumn = this.stamped.updated;
+      const stamp = updatedColumn ? `, ${this.q(updatedColumn)} AS updated_at` : '';
+      const { rows } = await tx.run(
+        `SELECT ${this.q('id')} AS id${stamp} FROM ${this.q(this.resource.table)}` +
+          ` WHERE ${this.q(by)} = ? AND ${this.q(field.column)} = 1 AND ${this.q('id')} <> ?${lock}`,
         [value, current?.id ?? 0],
       );
+      let cleared = this.cleared.get(tx);
+      if (rows.length > 0 && !cleared) this.cleared.set(tx, (cleared = new Set()));
+      for (const other of rows) {
+        const id = Number(other.id);
+        const version = this.q('version');
+        const sets = [`${this.q(field.column)} = 0`, `${version} = ${version} + 1`];
+        const parameters: unknown[] = [];
+        const updatedAt = updatedColumn
+          ? toDatabaseTimestamp(laterThan(other.updated_at))
+          : undefined;
+        if (updatedAt !== undefined) {
+          sets.push(`${this.q(updatedColumn!)} = ?`);
+          parameters.push(updatedAt);
+        }
+        await tx.run(
+          `UPDATE ${this.q(this.resource.table)} SET ${sets.join(', ')} WHERE ${this.q('id')} = ?`,
+          [...parameters, id],
+        );
+        cleared!.add(id);
+        const row = batch?.get(id);
+        if (row) {
+          row[field.column] = 0;
+          row.version = Number(row.version) + 1;
+          if (updatedAt !== undefined) row[updatedColumn!] = updatedAt;
+        }
+      }
     }
   }
 

@@ -1,7 +1,7 @@
 /**
  * The database as the SQL layer sees it: a dialect, identifier quoting, plain reads and retried
- * transactions. `database.ts` implements it over TypeORM's DataSource; nothing else here knows
- * TypeORM.
+ * transactions. `database.ts` implements it over TypeORM's DataSource; nothing else here queries
+ * through TypeORM (`tables.ts` derives the entities, which run no query).
  */
 export type Dialect = 'mysql' | 'sqlite';
 

@@ -104,11 +104,11 @@ function bearerDescription({ apiToken, jwt, issuer }: SecurityDescription): stri
     ...(apiToken ? ['the API_TOKEN the service is configured with (every scope)'] : []),
     ...(jwt
       ? [
-          `a JWT${issuer ? ` of ${issuer}` : ''} (its \`scope\` or \`scp\` claim: records:read, records:write, <collection>:read, <collection>:write)`,
+          `a JWT${issuer ? ` of ${issuer}` : ''} (its \`scope\` or \`scp\` claim: \`records:read\`, \`records:write\`, \`<collection>:read\`, \`<collection>:write\`)`,
         ]
       : []),
   ];
-  return `Authorization: Bearer <token>, where the token is ${kinds.join(', or ')}.`;
+  return `\`Authorization: Bearer <token>\`, where the token is ${kinds.join(', or ')}.`;
 }
 
 function errorResponse(description: string, body: { message: string }, headers: Json): Json {

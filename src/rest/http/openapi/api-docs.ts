@@ -8,7 +8,7 @@ import { ErrorBody, Message, encodeError, renderBody } from '../../core/render';
 import { Page } from '../../core/paginator';
 import { ResourceDefinition } from '../../core/resource';
 import { encodeXml } from '../../core/xml';
-import { RecordCollection } from '../../sql/collection';
+import { CollectionContext } from '../../sql/collection';
 import {
   Describe,
   ERROR_RESPONSES,
@@ -85,20 +85,31 @@ export class ApiDocs {
   build(settings: DocumentSettings): OpenAPIObject {
     const routes: Route[] = [];
     const resources: ResourceDefinition[] = [];
+    // Each collection module's context (CollectionModule.forFeature), by the declaration it holds.
+    const contexts = new Map<ResourceDefinition, CollectionContext>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance: unknown = wrapper.instance;
+      if (instance instanceof CollectionContext) contexts.set(instance.resource, instance);
+    }
     for (const wrapper of this.discovery.getControllers()) {
       const controller = wrapper.metatype as Type | undefined;
-      const instance = wrapper.instance as { collection?: RecordCollection } | undefined;
-      if (!controller || !instance) continue;
+      if (!controller) continue;
       const resource = this.reflector.get<ResourceDefinition | undefined>(RESOURCE, controller);
-      if (!resource || !instance.collection) {
+      if (!resource) {
         routes.push(...this.routesOf(controller));
         continue;
+      }
+      const collection = contexts.get(resource);
+      if (!collection) {
+        throw new Error(
+          `${controller.name} serves ${resource.plural}, whose module imports no CollectionModule.forFeature(${resource.plural}).`,
+        );
       }
       resources.push(resource);
       const context: OperationContext = {
         resource,
-        paginator: instance.collection.paginator.options,
-        paths: instance.collection.paths,
+        paginator: collection.paginator.options,
+        paths: collection.paths,
       };
       routes.push(...this.routesOf(controller, resource, context));
     }
@@ -475,6 +486,9 @@ function errorResponses(): Record<string, Json> {
     422: {
       message: 'Some items are invalid; nothing was saved.',
       errors: [null, { name: ['This field is required.'] }] as unknown as ErrorBody['errors'],
+    },
+    410: {
+      message: 'The events after 41 are no longer kept (EVENTS_RETENTION); start again from 0.',
     },
     503: { message: 'The database is unavailable; try again shortly.' },
   };

@@ -37,15 +37,16 @@ function scalar(field: ScalarField, forInput: boolean): Schema {
     if (rules?.max !== undefined) notes.push(`at most ${rules.max}`);
   }
   if (!forInput && !rules) schema.readOnly = true;
-  if (rules?.nullable || (!forInput && field.name === 'picture')) schema.nullable = true;
+  if (rules?.nullable || (!forInput && field.nullable)) schema.nullable = true;
   if (forInput && rules) {
     if (rules.maxLength) schema.maxLength = rules.maxLength;
     if (rules.notBlank) schema.pattern = '\\S';
     if (rules.min !== undefined) schema.minimum = rules.min;
+    if (field.type === 'integer' && rules.max !== undefined) schema.maximum = Number(rules.max);
     if (rules.email) schema.format = 'email';
     if (rules.default !== undefined) schema.default = rules.default;
-    if (rules.unique) notes.push('Unique');
-    if (rules.references) notes.push(`The id of an existing ${singular(rules.references)}`);
+    if (field.unique) notes.push('Unique');
+    if (field.references) notes.push(`The id of an existing ${singular(field.references)}`);
   }
   if (notes.length) schema.description = `${notes.join('; ')}.`;
   return schema;

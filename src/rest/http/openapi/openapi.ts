@@ -125,6 +125,10 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
     description:
       'A request with this `Idempotency-Key` is still in progress (or took the key over): retry shortly.',
   },
+  410: {
+    name: 'Gone',
+    description: 'A change-feed cursor older than the events kept (EVENTS_RETENTION).',
+  },
   412: {
     name: 'PreconditionFailed',
     description: 'The record changed since the version `If-Match` names; nothing was changed.',

@@ -2,15 +2,18 @@
  * Request bodies: JSON, or XML read by the conventions of the XML responses (`-` for `_` in names,
  * `type` attributes, `nil="true"`, items of a `type="array"` element). Installed as Express
  * middleware in place of Nest's body parser, so that every failure (malformed, too large,
- * unsupported type) answers in the negotiated format like any other error.
+ * unsupported type) answers in the negotiated format like any other error. Both are UTF-8: a
+ * `charset` parameter (or an XML declaration's `encoding`) naming another is 415, bytes that are
+ * not UTF-8 are 400 with their offset.
  */
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../../core/errors';
 import { parseJson } from '../../core/json-input';
+import { decodeUtf8 } from '../../core/utf8';
 import { parseXml } from '../../core/xml-input';
 import { ApiError, statusOf } from '../response/api-error';
 import { isRead } from '../response/methods';
-import { sendError } from '../response/respond';
+import { printable, sendError } from '../response/respond';
 
 /** Largest body accepted: 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -43,16 +46,25 @@ function decodeBody(req: Request, res: Response, next: (error?: unknown) => void
     req.body = undefined;
     return next();
   }
-  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (JSON_TYPE.test(type)) {
+  const contentType = req.headers['content-type'] ?? '';
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  const json = JSON_TYPE.test(type);
+  if (json || XML_TYPES.has(type)) {
+    let text: string;
     try {
-      req.body = parseJson(bytes.toString('utf8'));
-      next();
+      const charset = CHARSET.exec(contentType);
+      if (charset) acceptCharset(charset[1] ?? charset[2]);
+      text = decodeUtf8(bytes);
+      if (json) req.body = parseJson(text);
+      else {
+        const declared = XML_ENCODING.exec(text);
+        if (declared) acceptCharset(declared[1]);
+      }
     } catch (error) {
-      next(error);
+      return next(error);
     }
-  } else if (XML_TYPES.has(type)) {
-    parseXml(bytes.toString('utf8')).then((value) => {
+    if (json) return next();
+    parseXml(text).then((value) => {
       req.body = value;
       next();
     }, next);
@@ -66,10 +78,20 @@ function decodeBody(req: Request, res: Response, next: (error?: unknown) => void
   }
 }
 
+/** The `charset` parameter of a Content-Type, quoted or not. */
+const CHARSET = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
+/** The encoding an XML declaration names (`<?xml version="1.0" encoding="ISO-8859-1"?>`). */
+const XML_ENCODING = /^\uFEFF?<\?xml\s[^>]*?\bencoding\s*=\s*["']([^"']*)["']/;
+
+/** A body is read as UTF-8 only: one that says it is in another character set is 415. */
+function acceptCharset(charset: string): void {
+  if (charset.toLowerCase() === 'utf-8') return;
+  throw new ApiError(415, `Character set "${printable(charset)}" is not supported; send UTF-8.`);
+}
+
 const STATUS_BY_TYPE: Record<string, [number, string]> = {
   'entity.too.large': [413, `Request body is larger than ${BODY_LIMIT} bytes.`],
   'encoding.unsupported': [415, 'Content encoding is not supported.'],
-  'charset.unsupported': [415, 'Character set is not supported; send UTF-8.'],
   'request.aborted': [400, 'Request body was cut short.'],
   'request.size.invalid': [400, 'Request body does not match its Content-Length.'],
 };

@@ -8,11 +8,12 @@
  * the request's host (X-Forwarded-Host instead, only when the proxy is trusted) must be one the
  * operator allows: the machine's own names and addresses (loopback included), and the names
  * listed (`api.example.com`, `api.example.com:8443`, `.example.com` for it and its subdomains, or
- * `*` for any). Another host is refused with 400 before the request runs.
+ * `*` for any). Another host is refused with 400 before the request runs. The host of an
+ * absolute-form request line has replaced Host by then (`readRequestTarget`).
  */
 import { hostname, networkInterfaces } from 'node:os';
 import type { NextFunction, Request, Response } from 'express';
-import { sendError, setLinkOrigin } from '../response/respond';
+import { printable, sendError, setLinkOrigin } from '../response/respond';
 
 export interface PublicOriginOptions {
   /** The base of every link, without a trailing slash (`https://api.example.com/records`). */
@@ -41,9 +42,18 @@ function split(host: string): { name: string; port?: string } {
   return { name: host.slice(0, colon), port: host.slice(colon + 1) };
 }
 
-/** Whether `host` (a Host header, lower case) is allowed, built once from the options. */
+/** Whether `host` (lower case) is a host name or address, with a port or not (RFC 9110 §7.2). */
+function wellFormed(host: string): boolean {
+  const { name, port } = split(host);
+  return /^[\w.:-]+$/.test(name) && (port === undefined || /^\d{1,5}$/.test(port));
+}
+
+/**
+ * Whether `host` (a Host header, lower case) is allowed, built once from the options. With `*`
+ * any host is, as long as it is a host: never text that would change a link's path or query.
+ */
 function hostRule(allowed: string[]): (host: string) => boolean {
-  if (allowed.includes('*')) return () => true;
+  if (allowed.includes('*')) return wellFormed;
   const names = new Set(ownNames());
   const withPort = new Set<string>();
   const suffixes: string[] = [];
@@ -59,8 +69,7 @@ function hostRule(allowed: string[]): (host: string) => boolean {
     if (ok === undefined) {
       const { name, port } = split(host);
       ok =
-        /^[\w.:-]+$/.test(name) &&
-        (port === undefined || /^\d{1,5}$/.test(port)) &&
+        wellFormed(host) &&
         (names.has(name) ||
           withPort.has(`${name}:${port}`) ||
           suffixes.some((s) => name.endsWith(s) || name === s.slice(1)));
@@ -104,8 +113,4 @@ function forwardedHost(req: Request): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (value) return value.split(',')[0];
   return req.headers.host;
-}
-
-function printable(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 100);
 }

@@ -49,7 +49,7 @@ export function failureOf(exception: unknown, req: FailedRequest, log: FailureLo
     };
   }
   if (mayHaveCommitted(exception)) {
-    log.warn(`database unavailable: ${(exception as Error).message}`);
+    log.warn(`write may have been saved: ${(exception as Error).message}`);
     return { status: 503, body: { message: MAY_HAVE_COMMITTED }, headers: { 'Retry-After': '5' } };
   }
   if (isDatabaseUnavailable(exception)) {
@@ -64,10 +64,14 @@ export function failureOf(exception: unknown, req: FailedRequest, log: FailureLo
   return { status: 500, body: { message: 'Internal server error.' } };
 }
 
-/** A write whose COMMIT got no answer in time: saved or not, the client cannot tell yet. */
+/**
+ * A write whose COMMIT got no answer (the connection was lost, or the deadline passed): saved or
+ * not, the client cannot tell yet. 503, not 500: nothing is wrong with the request, and the way to
+ * find out is given.
+ */
 const MAY_HAVE_COMMITTED =
-  'The database did not confirm this write in time: it may have been saved. Retrying it with ' +
-  'the same Idempotency-Key is safe; without one, read the record before writing again.';
+  'The database did not confirm this write: it may have been saved. Retrying it with the same ' +
+  'Idempotency-Key is safe; without one, read the record before writing again.';
 
 /** The answer to a RecordError or an ApiError (the application's own errors), else undefined. */
 export function clientFailure(exception: unknown): Failure | undefined {

@@ -5,7 +5,8 @@ interface RouteLayer {
   match(path: string): boolean;
 }
 
-const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/** Every method the service serves somewhere, in the order `Allow` lists them. */
+export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -32,5 +33,5 @@ export function allowedMethods(req: Request): string[] {
   if (methods.has('GET')) methods.add('HEAD');
   // Every known path answers OPTIONS: with its OpenAPI document or, elsewhere, 204 and Allow.
   methods.add('OPTIONS');
-  return ORDER.filter((m) => methods.has(m));
+  return METHODS.filter((m) => methods.has(m));
 }

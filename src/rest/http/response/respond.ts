@@ -27,7 +27,7 @@ export class ExpressRenderRequest implements PageRenderRequest {
   }
 
   pathUrl(): string {
-    return `${origin(this.req)}${this.req.path.replace(/\/$/, '')}`;
+    return `${linkOrigin(this.req)}${this.req.path.replace(/\/$/, '')}`;
   }
 
   allowedMethods(): string[] {
@@ -44,7 +44,7 @@ export function requestUrl(req: Request): RequestUrl {
   const original = req.originalUrl;
   const queryAt = original.indexOf('?');
   return {
-    base: `${origin(req)}${queryAt === -1 ? original : original.slice(0, queryAt)}`,
+    base: `${linkOrigin(req)}${queryAt === -1 ? original : original.slice(0, queryAt)}`,
     query: queryAt === -1 ? '' : original.slice(queryAt + 1),
   };
 }
@@ -61,7 +61,7 @@ export function setLinkOrigin(req: Request, origin: string): void {
  * The origin of `req`'s links: the one `checkHost` gave it, or (an application set up without
  * it) the request's own scheme and Host.
  */
-function origin(req: Request): string {
+export function linkOrigin(req: Request): string {
   return (req as WithLinkOrigin)[LINK_ORIGIN] ?? `${req.protocol}://${req.get('host')}`;
 }
 
@@ -86,4 +86,9 @@ export function sendError(
   res.setHeader('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
   res.send(rendered.body);
+}
+
+/** `text` for an error message: printable ASCII, at most 100 characters. */
+export function printable(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 100);
 }

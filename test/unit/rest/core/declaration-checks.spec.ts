@@ -6,11 +6,11 @@ import {
   boolean,
   collection,
   decimal,
-  foreignKey,
   integer,
-  owner,
   string,
+  timestamp,
 } from '../../../../src/rest/core/fields';
+import { owner } from '../../../../src/users/users.table';
 import {
   DeclarationError,
   ResourceDeclaration,
@@ -29,9 +29,8 @@ function books(change: (d: ResourceDeclaration) => void = () => undefined): Reso
       integer('id'),
       string('title', { searchable: true, write: { required: true, maxLength: 255 } }),
       integer('pages', { write: { min: 1, default: 1 } }),
-      decimal('price', { scale: 2, write: { nullable: true, max: '9999.99' } }),
-      foreignKey('user_id', 'users', { required: true }),
-      owner(),
+      decimal('price', { precision: 6, scale: 2, write: { nullable: true, max: '9999.99' } }),
+      ...owner(),
     ],
     examples: {
       id: 1,
@@ -111,6 +110,41 @@ describe('defineResource', () => {
       'a decimal without a scale',
       (d) => d.fields.push(decimal('weight')),
       'books: field weight is a decimal without a scale',
+    ],
+    [
+      'a decimal without a precision',
+      (d) => d.fields.push(decimal('weight', { scale: 2 })),
+      'books: field weight is a decimal without a precision',
+    ],
+    [
+      'a decimal bound its column cannot hold',
+      (d) => d.fields.push(decimal('weight', { precision: 4, scale: 2, write: { max: '100.00' } })),
+      'books: field weight has max 100.00, more than decimal(4, 2) holds (99.99)',
+    ],
+    [
+      'a decimal bound given as a number',
+      (d) => d.fields.push(decimal('weight', { precision: 4, scale: 2, write: { max: 10 } })),
+      'books: field weight has max 10, not a decimal string',
+    ],
+    [
+      'an integer bound given as a string',
+      (d) => d.fields.push(integer('year', { write: { max: '2100' } })),
+      'books: field year has max 2100, not an integer',
+    ],
+    [
+      'a string longer than its column',
+      (d) => d.fields.push(string('blurb', { write: { maxLength: 300 } })),
+      'books: field blurb may be 300 characters long, but its varchar(255) column holds 255 (text: true makes it TEXT)',
+    ],
+    [
+      'a timestamp the service sets that a client writes',
+      (d) => d.fields.push(timestamp('read_at', { setOn: 'write', write: {} })),
+      'books: field read_at is set on write: no client writes it',
+    ],
+    [
+      'a table option of another type',
+      (d) => d.fields.push(integer('year', { setOn: 'create' })),
+      'books: field year is an integer: setOn does not apply',
     ],
     [
       'a rule of another type',

@@ -2,6 +2,8 @@ import * as field from '../../../../src/rest/core/fields';
 import { Page } from '../../../../src/rest/core/paginator';
 import { Message, RequestUrl, encodeError, renderBody } from '../../../../src/rest/core/render';
 import { defineResource } from '../../../../src/rest/core/resource';
+import { genreSummary } from '../../../../src/genres/genres.table';
+import { userSummary } from '../../../../src/users/users.table';
 
 const GADGETS = defineResource({
   bulk: false,
@@ -14,7 +16,7 @@ const GADGETS = defineResource({
   fields: [
     field.integer('id'),
     field.string('name', { searchable: true }),
-    field.decimal('price', { scale: 2 }),
+    field.decimal('price', { precision: 6, scale: 2 }),
     field.boolean('is_active'),
     field.timestamp('created_at'),
     field.foreignKey('user_id', 'users'),
@@ -22,14 +24,14 @@ const GADGETS = defineResource({
       table: 'users',
       targetColumn: 'id',
       rootColumn: 'user_id',
-      fields: field.userSummary(),
+      fields: userSummary(),
     }),
     field.collection('genres', {
       through: 'gadget_genres',
       ownerColumn: 'gadget_id',
       targetColumn: 'genre_id',
       table: 'genres',
-      fields: field.genreSummary(),
+      fields: genreSummary(),
       inIndex: true,
     }),
   ],

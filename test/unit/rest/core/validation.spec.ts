@@ -2,13 +2,26 @@ import { validate } from 'class-validator';
 import { EMAILS } from '../../../../src/emails/emails.resource';
 import { MARBLES } from '../../../../src/marbles/marbles.resource';
 import { MOVIES } from '../../../../src/movies/movies.resource';
-import { ResourceDefinition } from '../../../../src/rest/core/resource';
+import { integer, string } from '../../../../src/rest/core/fields';
+import { ResourceDefinition, defineResource } from '../../../../src/rest/core/resource';
 import {
   inputAccepted,
   inputClass,
   inputKey,
   writableFields,
 } from '../../../../src/rest/core/validation';
+
+/** Weights from 0 to 100: an integer range, declared. */
+const WEIGHTS = defineResource({
+  path: '/weights',
+  singular: 'weight',
+  plural: 'weights',
+  label: 'Weight',
+  table: 'weights',
+  fields: [integer('id'), string('label'), integer('weight', { write: { min: 0, max: 100 } })],
+  bulk: false,
+  examples: { id: 1, deletable: [1], create: {}, update: {} },
+});
 
 /** Values that sit on either side of every rule the declarations state, and of every type. */
 const SAMPLES: unknown[] = [
@@ -41,6 +54,8 @@ const SAMPLES: unknown[] = [
   '99999999.99',
   '100000000.00',
   '1e3',
+  100,
+  101,
   [],
   [1, 2, 3],
   [0],
@@ -63,7 +78,7 @@ async function dtoAccepts(resource: ResourceDefinition, values: Record<string, u
 }
 
 describe('inputAccepted', () => {
-  for (const resource of [MARBLES, EMAILS, MOVIES]) {
+  for (const resource of [MARBLES, EMAILS, MOVIES, WEIGHTS]) {
     it(`agrees with the class-validator DTO on every sample of ${resource.plural}`, async () => {
       const keys = writableFields(resource).map(inputKey);
       const accepted = inputAccepted(resource);
@@ -82,6 +97,19 @@ describe('inputAccepted', () => {
       expect(agreed).toBe(keys.length * SAMPLES.length);
     });
   }
+
+  it('should keep an integer within its declared range, with the bound in the message', async () => {
+    const accepted = inputAccepted(WEIGHTS);
+    expect([0, 100, -1, 101].map((weight) => accepted({ weight }))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    const Dto = inputClass(WEIGHTS);
+    const [failure] = await validate(Object.assign(new Dto(), { weight: 101 }));
+    expect(failure.constraints).toEqual({ max: 'Must be at most 100.' });
+  });
 
   it('accepts a whole valid marble and refuses it with one bad field', () => {
     const accepted = inputAccepted(MARBLES);

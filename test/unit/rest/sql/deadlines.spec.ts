@@ -115,8 +115,8 @@ describe('database deadlines', () => {
       },
       body: JSON.stringify({
         message:
-          'The database did not confirm this write in time: it may have been saved. Retrying it ' +
-          'with the same Idempotency-Key is safe; without one, read the record before writing again.',
+          'The database did not confirm this write: it may have been saved. Retrying it with the ' +
+          'same Idempotency-Key is safe; without one, read the record before writing again.',
       }),
     });
   });

@@ -3,6 +3,7 @@ import { Filter, ListQuery, Ordering } from '../../../../src/rest/core/list-quer
 import { ResourceDefinition, defineResource } from '../../../../src/rest/core/resource';
 import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../../../../src/rest/sql/sql-database';
 import { RecordQuery } from '../../../../src/rest/sql/record-query';
+import { owner } from '../../../../src/users/users.table';
 
 /**
  * Widgets: every scalar type, a searchable pair (the note unique), an owner and a to-many list of
@@ -21,15 +22,15 @@ function widgets(tagsInIndex = true): ResourceDefinition {
       field.integer('id'),
       field.string('name', { searchable: true }),
       field.integer('size'),
-      field.decimal('price', { scale: 2 }),
+      field.decimal('price', { precision: 6, scale: 2 }),
       field.boolean('active'),
       field.timestamp('created_at'),
-      field.foreignKey('user_id', 'users'),
-      field.owner(),
+      ...owner({ optional: true }),
       field.string('note', {
         column: 'remark',
         searchable: true,
-        write: { required: true, unique: true },
+        unique: true,
+        write: { required: true },
       }),
       field.collection('tags', {
         through: 'tags_widgets',

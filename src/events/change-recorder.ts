@@ -1,0 +1,119 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ENTITY_TAG, Tagged } from '../rest/core/preconditions';
+import { ResourceDefinition } from '../rest/core/resource';
+import { ChangeAction, ChangeLog } from '../rest/sql/changes';
+import { ApiRecord, RecordQuery, placeholders } from '../rest/sql/record-query';
+import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../rest/sql/sql-database';
+import { writeContext } from './request-context';
+
+const COLUMNS = [
+  'collection',
+  'action',
+  'record_id',
+  'record',
+  'etag',
+  'at',
+  'request_id',
+  'actor',
+];
+
+/**
+ * The write side of the feed: the events of a write, added to `record_events` in the write's
+ * transaction (the outbox). Each event of a created or updated record holds the record as `show`
+ * would answer right after the change, read in that transaction, and its ETag.
+ */
+export class ChangeRecorder implements ChangeLog {
+  private readonly inTx: TxDatabase;
+  private readonly queries = new Map<ResourceDefinition, RecordQuery>();
+
+  constructor(private readonly db: SqlDatabase) {
+    this.inTx = new TxDatabase(db);
+  }
+
+  async recorded(
+    tx: Tx,
+    resource: ResourceDefinition,
+    action: ChangeAction,
+    ids: number[],
+  ): Promise<void> {
+    if (ids.length === 0) return;
+    const records =
+      action === 'deleted'
+        ? new Map<number, ApiRecord>()
+        : new Map(
+            (await this.inTx.within(tx, () => this.queryOf(resource).findByIds(ids))).map((r) => [
+              Number(r.id),
+              r,
+            ]),
+          );
+    const { requestId, actor } = writeContext();
+    const at = Date.now();
+    const values = ids.flatMap((id) => {
+      const record = records.get(id);
+      return [
+        resource.plural,
+        action,
+        id,
+        record ? Buffer.from(JSON.stringify(record), 'utf8') : null,
+        record ? ((record as Tagged)[ENTITY_TAG] ?? null) : null,
+        at,
+        requestId,
+        actor,
+      ];
+    });
+    const q = (name: string) => this.db.quote(name);
+    await tx.run(
+      `INSERT INTO ${q('record_events')} (${COLUMNS.map(q).join(', ')}) VALUES ` +
+        ids.map(() => `(${placeholders(COLUMNS.length)})`).join(', '),
+      values,
+    );
+  }
+
+  private queryOf(resource: ResourceDefinition): RecordQuery {
+    let query = this.queries.get(resource);
+    if (!query) {
+      query = new RecordQuery(resource, this.inTx);
+      this.queries.set(resource, query);
+    }
+    return query;
+  }
+}
+
+/**
+ * The database as RecordQuery sees it, but with its reads in the transaction `within` names:
+ * the record as it is after the change, before anyone else can see it.
+ */
+class TxDatabase extends SqlDatabase {
+  readonly dialect: Dialect;
+  private readonly current = new AsyncLocalStorage<Tx>();
+
+  constructor(private readonly inner: SqlDatabase) {
+    super();
+    this.dialect = inner.dialect;
+  }
+
+  within<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
+    return this.current.run(tx, work);
+  }
+
+  quote(name: string): string {
+    return this.inner.quote(name);
+  }
+
+  async query(sql: string, parameters?: unknown[]): Promise<Row[]> {
+    const tx = this.current.getStore();
+    return tx ? (await tx.run(sql, parameters)).rows : this.inner.query(sql, parameters);
+  }
+
+  write(sql: string, parameters?: unknown[]): Promise<RunResult> {
+    return this.inner.write(sql, parameters);
+  }
+
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.inner.transaction(work);
+  }
+
+  unitOfWork<T>(work: () => Promise<T>): Promise<T> {
+    return this.inner.unitOfWork(work);
+  }
+}

@@ -1,0 +1,119 @@
+import type { Request, Response } from 'express';
+import { ShapelessBody } from '../rest/core/render';
+import { ApiError } from '../rest/http/response/api-error';
+import { renderResult } from '../rest/http/response/renderers';
+import { ExpressRenderRequest, formatOf, requestUrl } from '../rest/http/response/respond';
+import { EventHub } from './event-hub';
+import { EventStore, FeedEvent, parseCursor } from './event-store';
+
+/** `limit` of a page: 1-1000, 100 when not given. */
+export const PAGE_LIMIT = { default: 100, max: 1000 };
+
+/**
+ * One request to a feed route: a page of events in the negotiated format, or, for
+ * `Accept: text/event-stream`, the stream. `only`: the one collection of `{collection}/events`;
+ * otherwise `?collections=` narrows the feed to those named.
+ */
+export class EventFeed {
+  constructor(
+    private readonly store: EventStore,
+    private readonly hub: EventHub,
+    /** The plural names of the collections served. */
+    private readonly names: readonly string[],
+    private readonly draining: () => boolean,
+  ) {}
+
+  async serve(req: Request, res: Response, only?: string): Promise<void> {
+    const collections = only ? [only] : this.collectionsOf(req);
+    const lastEventId = req.headers['last-event-id'];
+    const raw = typeof lastEventId === 'string' ? lastEventId : single(req, 'after');
+    const after = raw === undefined ? undefined : parseCursor(raw.trim());
+    if (raw !== undefined && after === undefined) {
+      throw new ApiError(
+        400,
+        `"${raw}" is not a cursor of this feed: use the id of an event, or 0.`,
+      );
+    }
+    if (after !== undefined && after > 0) {
+      const { purgedThrough } = await this.store.bounds();
+      if (after < purgedThrough) {
+        throw new ApiError(
+          410,
+          `The events after ${after} are no longer kept (EVENTS_RETENTION); start again from 0.`,
+        );
+      }
+    }
+    if (wantsStream(req)) {
+      if (this.draining()) {
+        throw new ApiError(503, 'The service is shutting down; connect again.', undefined, {
+          'Retry-After': '1',
+        });
+      }
+      return this.hub.open(res, after, collections && new Set(collections));
+    }
+    const limit = this.limitOf(req);
+    const from = after ?? 0;
+    const { head } = await this.store.bounds();
+    const stored = await this.store.after(from, limit, head, collections);
+    const next =
+      stored.length === limit ? stored[stored.length - 1].position : Math.max(from, head);
+    const body = new ShapelessBody({
+      results: stored.map((s) => s.event) satisfies FeedEvent[],
+      next: nextUrl(req, next),
+    });
+    const rendered = renderResult(
+      body,
+      formatOf(res),
+      undefined,
+      new ExpressRenderRequest(req, 200),
+    );
+    for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
+    res.status(200).send(rendered.body);
+  }
+
+  private collectionsOf(req: Request): string[] | undefined {
+    const raw = single(req, 'collections');
+    if (raw === undefined || raw.trim() === '') return undefined;
+    const names = [...new Set(raw.split(',').map((n) => n.trim()))];
+    const unknown = names.filter((n) => !this.names.includes(n));
+    if (unknown.length > 0) {
+      throw new ApiError(
+        400,
+        `No collection named ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${this.names.join(', ')}.`,
+      );
+    }
+    return names;
+  }
+
+  private limitOf(req: Request): number {
+    const raw = single(req, 'limit');
+    if (raw === undefined) return PAGE_LIMIT.default;
+    const limit = /^[1-9]\d{0,3}$/.test(raw) ? Number(raw) : NaN;
+    if (!(limit <= PAGE_LIMIT.max)) {
+      throw new ApiError(
+        400,
+        `limit must be a whole number from 1 to ${PAGE_LIMIT.max}, got "${raw}".`,
+      );
+    }
+    return limit;
+  }
+}
+
+/** A query parameter's value (the last, when repeated). */
+function single(req: Request, name: string): string | undefined {
+  const value = (req.query as Record<string, unknown>)[name];
+  const last = Array.isArray(value) ? value[value.length - 1] : value;
+  return typeof last === 'string' ? last : undefined;
+}
+
+function wantsStream(req: Request): boolean {
+  return /(^|,)\s*text\/event-stream/i.test(req.headers.accept ?? '');
+}
+
+/** The request's own URL with `after` moved on: the page to ask for next. */
+function nextUrl(req: Request, after: number): string {
+  const { base, query } = requestUrl(req);
+  const params = new URLSearchParams(query);
+  params.set('after', String(after));
+  return `${base}?${params.toString()}`;
+}

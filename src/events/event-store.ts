@@ -1,0 +1,113 @@
+/**
+ * The feed's reads of `record_events` and of the sequencer's row, and the event as consumers see
+ * it (CONTRACT: id, collection, action, record_id, record, etag, at, request_id, actor). A cursor
+ * is the decimal `position` of the last event seen; `0` is "before the oldest event kept".
+ */
+import { onPrimary } from '../rest/sql/replicas';
+import { Row, SqlDatabase } from '../rest/sql/sql-database';
+import { placeholders } from '../rest/sql/record-query';
+
+export const SEQUENCER = 'events';
+
+/** What a consumer receives. `record` and `etag` are absent for `deleted`. */
+export interface FeedEvent {
+  id: string;
+  collection: string;
+  action: string;
+  record_id: number;
+  record?: unknown;
+  etag?: string;
+  at: string;
+  request_id: string | null;
+  actor: string | null;
+}
+
+/** An event as read, with its position for the readers. */
+export interface StoredEvent {
+  position: number;
+  collection: string;
+  event: FeedEvent;
+}
+
+/** Where the feed stands: the highest position given, the highest one purged. */
+export interface FeedBounds {
+  head: number;
+  purgedThrough: number;
+}
+
+/** A cursor as a client sends it: digits, no sign, no leading zero; else undefined. */
+export function parseCursor(raw: string): number | undefined {
+  if (!/^(0|[1-9]\d{0,14})$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+export class EventStore {
+  constructor(private readonly db: SqlDatabase) {}
+
+  private q(name: string): string {
+    return this.db.quote(name);
+  }
+
+  /** Read on the primary: a replica's answer could be older than a cursor a client holds. */
+  private read(sql: string, parameters: unknown[]): Promise<Row[]> {
+    return onPrimary(() => this.db.query(sql, parameters));
+  }
+
+  async bounds(): Promise<FeedBounds> {
+    const [row] = await this.read(
+      `SELECT ${this.q('last_position')} AS head, ${this.q('purged_through')} AS purged` +
+        ` FROM ${this.q('record_event_sequencer')} WHERE ${this.q('name')} = ?`,
+      [SEQUENCER],
+    );
+    return { head: Number(row?.head ?? 0), purgedThrough: Number(row?.purged ?? 0) };
+  }
+
+  /**
+   * The events with a position in (after, through], in order, at most `limit`, of `collections`
+   * only when given.
+   */
+  async after(
+    after: number,
+    limit: number,
+    through?: number,
+    collections?: readonly string[],
+  ): Promise<StoredEvent[]> {
+    const position = this.q('position');
+    const parameters: unknown[] = [after];
+    let where = `${position} > ?`;
+    if (through !== undefined) {
+      where += ` AND ${position} <= ?`;
+      parameters.push(through);
+    }
+    if (collections) {
+      where += ` AND ${this.q('collection')} IN (${placeholders(collections.length)})`;
+      parameters.push(...collections);
+    }
+    const rows = await this.read(
+      `SELECT ${['position', 'collection', 'action', 'record_id', 'record', 'etag', 'at', 'request_id', 'actor'].map((c) => this.q(c)).join(', ')}` +
+        ` FROM ${this.q('record_events')} WHERE ${where} ORDER BY ${position} LIMIT ${Math.trunc(limit)}`,
+      parameters,
+    );
+    return rows.map(toStored);
+  }
+}
+
+function toStored(row: Row): StoredEvent {
+  const position = Number(row.position);
+  const collection = String(row.collection);
+  const present = (value: unknown) => value !== null && value !== undefined;
+  const event: FeedEvent = {
+    id: String(position),
+    collection,
+    action: String(row.action),
+    record_id: Number(row.record_id),
+    ...(present(row.record)
+      ? { record: JSON.parse(Buffer.from(row.record as Uint8Array).toString('utf8')) as unknown }
+      : {}),
+    ...(present(row.etag) ? { etag: String(row.etag) } : {}),
+    at: new Date(Number(row.at)).toISOString(),
+    request_id: (row.request_id as string | null) ?? null,
+    actor: (row.actor as string | null) ?? null,
+  };
+  return { position, collection, event };
+}

@@ -1,0 +1,141 @@
+import {
+  DynamicModule,
+  Inject,
+  Logger,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  BeforeApplicationShutdown,
+} from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsConfig } from '../config/configuration';
+import { HealthModule } from '../health/health.module';
+import { Lifecycle } from '../health/lifecycle';
+import { ResourceDefinition } from '../rest/core/resource';
+import { setChangeLog } from '../rest/sql/changes';
+import { SqlDatabase } from '../rest/sql/sql-database';
+import { ChangeRecorder } from './change-recorder';
+import { EventFeed } from './event-feed';
+import { EventHub, HubOptions } from './event-hub';
+import { EventStore } from './event-store';
+import { EventsController, collectionEventsController } from './events.controller';
+import { EventSequencerRow, RecordEvent } from './record-event.entity';
+import { rememberRequest } from './request-context';
+import { Sequencer, SequencerOptions } from './sequencer';
+
+/** How the feed polls and streams; tests may shorten the heartbeat. */
+export interface EventTiming extends HubOptions, Omit<SequencerOptions, 'retentionMs'> {}
+
+export const DEFAULT_TIMING: EventTiming = {
+  pollMs: 50,
+  heartbeatMs: 10_000,
+  maxUnsent: 1024 * 1024,
+  stallMs: 30_000,
+  everyMs: 50,
+  leaseMs: 5_000,
+  purgeEveryMs: 60_000,
+};
+
+const EVENTS_OPTIONS = Symbol('EVENTS_OPTIONS');
+
+interface EventsOptions {
+  config: EventsConfig;
+  timing: EventTiming;
+}
+
+/** The parts of the feed on one instance, started and stopped together. */
+export class EventsRuntime {
+  readonly store: EventStore;
+  readonly hub: EventHub;
+  readonly sequencer: Sequencer;
+  readonly recorder: ChangeRecorder;
+
+  constructor(
+    readonly db: SqlDatabase,
+    options: EventsOptions,
+    lifecycle: Lifecycle,
+  ) {
+    const logger = new Logger('Events');
+    const report = (what: string) => (error: unknown) =>
+      logger.warn(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+    this.store = new EventStore(db);
+    this.hub = new EventHub(this.store, options.timing, () => lifecycle.draining, report('reader'));
+    this.sequencer = new Sequencer(
+      db,
+      { ...options.timing, retentionMs: options.config.retentionMs },
+      () => this.hub.nudge(),
+      report('sequencer'),
+    );
+    this.recorder = new ChangeRecorder(db);
+  }
+}
+
+/**
+ * The change feed (docs/events.md): writes add their events through the ChangeLog it installs on
+ * the database, its sequencer gives them positions, its routes serve them. Imported before the
+ * collections' modules, so that `{collection}/events` is routed before `{collection}/:id`.
+ * With EVENTS_ENABLED=false it installs nothing and serves no route.
+ */
+@Module({})
+export class EventsModule
+  implements NestModule, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
+  constructor(
+    @Inject(EVENTS_OPTIONS) private readonly options: EventsOptions,
+    private readonly runtime: EventsRuntime,
+  ) {}
+
+  static forRoot(
+    config: EventsConfig,
+    collections: readonly ResourceDefinition[],
+    timing: Partial<EventTiming> = {},
+  ): DynamicModule {
+    const options: EventsOptions = { config, timing: { ...DEFAULT_TIMING, ...timing } };
+    const names = collections.map((c) => c.plural);
+    return {
+      module: EventsModule,
+      imports: [HealthModule, TypeOrmModule.forFeature([RecordEvent, EventSequencerRow])],
+      controllers: config.enabled
+        ? [EventsController, ...collections.map(collectionEventsController)]
+        : [],
+      providers: [
+        { provide: EVENTS_OPTIONS, useValue: options },
+        {
+          provide: EventsRuntime,
+          inject: [SqlDatabase, EVENTS_OPTIONS, Lifecycle],
+          useFactory: (db: SqlDatabase, o: EventsOptions, lifecycle: Lifecycle) =>
+            new EventsRuntime(db, o, lifecycle),
+        },
+        {
+          provide: EventFeed,
+          inject: [EventsRuntime, Lifecycle],
+          useFactory: (runtime: EventsRuntime, lifecycle: Lifecycle) =>
+            new EventFeed(runtime.store, runtime.hub, names, () => lifecycle.draining),
+        },
+      ],
+      exports: [EventsRuntime],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    if (this.options.config.enabled) consumer.apply(rememberRequest).forRoutes('{*path}');
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.options.config.enabled) return;
+    setChangeLog(this.runtime.db, this.runtime.recorder);
+    this.runtime.sequencer.start();
+  }
+
+  /** Streams end first (SIGTERM): their clients resume elsewhere. */
+  beforeApplicationShutdown(): void {
+    this.runtime.hub.endAll();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    setChangeLog(this.runtime.db, undefined);
+    await this.runtime.sequencer.stop();
+  }
+}

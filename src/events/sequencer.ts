@@ -1,0 +1,204 @@
+/**
+ * Gives committed events their `position`, the feed's cursor: dense (1, 2, 3, ...), in the order
+ * of the outbox id within each batch, each batch committed at once with the sequencer row's
+ * `last_position`. docs/events.md argues why a reader of positions then never misses an event.
+ *
+ * One instance sequences at a time: the one holding the lease in `record_event_sequencer`
+ * (`holder` until `expires_at`), taken or renewed by a conditional UPDATE. The lease only keeps
+ * the others from polling; correctness does not rest on it: every batch locks the sequencer row
+ * first and reads `last_position` under that lock, so two batches never overlap, whoever runs
+ * them. The holder also purges events older than the retention, in bounded batches.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { onPrimary } from '../rest/sql/replicas';
+import { SqlDatabase, Tx } from '../rest/sql/sql-database';
+import { SEQUENCER } from './event-store';
+
+export interface SequencerOptions {
+  /** How often the holder looks for events without a position, in ms. */
+  everyMs: number;
+  /** How long a lease lasts; it is renewed at half of it. */
+  leaseMs: number;
+  /** Events kept, in ms (EVENTS_RETENTION). */
+  retentionMs: number;
+  /** How often the holder purges, in ms. */
+  purgeEveryMs: number;
+}
+
+/** Most events positioned in one transaction, and most purged in one statement. */
+export const SEQUENCE_BATCH = 500;
+export const PURGE_BATCH = 1000;
+
+export class Sequencer {
+  readonly holder = `${hostname().slice(0, 20)}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  private timer?: NodeJS.Timeout;
+  private leaseUntil = 0;
+  private lastTry = 0;
+  private lastPurge = 0;
+  private running?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly options: SequencerOptions,
+    /** Told of the highest position after each batch this instance gave. */
+    private readonly onSequenced: (head: number) => void = () => undefined,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => void this.tick(), this.options.everyMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+    if (this.leaseUntil > Date.now()) {
+      // Hand the lease over at once rather than let the others wait for it to expire.
+      await this.db
+        .write(
+          `UPDATE ${this.q('record_event_sequencer')} SET ${this.q('expires_at')} = 0` +
+            ` WHERE ${this.q('name')} = ? AND ${this.q('holder')} = ?`,
+          [SEQUENCER, this.holder],
+        )
+        .catch(() => undefined);
+      this.leaseUntil = 0;
+    }
+  }
+
+  /** One round, unless one is under way: lease, positions, and now and then the purge. */
+  tick(): Promise<void> {
+    if (this.running || this.stopped) return this.running ?? Promise.resolve();
+    this.running = this.round()
+      .catch((error) => this.onError(error))
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async round(): Promise<void> {
+    if (!(await this.lease())) return;
+    while ((await this.sequence()) === SEQUENCE_BATCH && !this.stopped);
+    if (Date.now() - this.lastPurge >= this.options.purgeEveryMs) {
+      this.lastPurge = Date.now();
+      while ((await this.purge()) === PURGE_BATCH && !this.stopped);
+    }
+  }
+
+  /**
+   * Whether this instance holds the lease now: renewed once half of it has passed; tried by the
+   * others once per half lease (so only the holder polls often).
+   */
+  private async lease(): Promise<boolean> {
+    const now = Date.now();
+    const half = this.options.leaseMs / 2;
+    if (this.leaseUntil - now > half) return true;
+    if (this.leaseUntil <= now && now - this.lastTry < half) return false;
+    this.lastTry = now;
+    const { affected } = await this.db.write(
+      `UPDATE ${this.q('record_event_sequencer')} SET ${this.q('holder')} = ?, ${this.q('expires_at')} = ?` +
+        ` WHERE ${this.q('name')} = ? AND (${this.q('holder')} = ? OR ${this.q('expires_at')} < ?)`,
+      [this.holder, now + this.options.leaseMs, SEQUENCER, this.holder, now],
+    );
+    this.leaseUntil = affected === 1 ? now + this.options.leaseMs : 0;
+    return affected === 1;
+  }
+
+  /**
+   * One batch: the committed events without a position, in outbox order, get the next positions.
+   * A plain read first, so that an idle feed costs one indexed lookup per round.
+   */
+  async sequence(): Promise<number> {
+    const waiting = await onPrimary(() =>
+      this.db.query(
+        `SELECT ${this.q('id')} FROM ${this.q('record_events')} WHERE ${this.q('position')} IS NULL LIMIT 1`,
+      ),
+    );
+    if (waiting.length === 0) return 0;
+    const { count, head } = await this.db.transaction((tx) => this.assign(tx));
+    if (count > 0) this.onSequenced(head);
+    return count;
+  }
+
+  private async assign(tx: Tx): Promise<{ count: number; head: number }> {
+    const lock = this.db.dialect === 'mysql' ? ' FOR UPDATE' : '';
+    // The lock that serializes batches: taken before anything is read.
+    const {
+      rows: [row],
+    } = await tx.run(
+      `SELECT ${this.q('last_position')} AS head FROM ${this.q('record_event_sequencer')}` +
+        ` WHERE ${this.q('name')} = ?${lock}`,
+      [SEQUENCER],
+    );
+    const head = Number(row.head);
+    const { rows } = await tx.run(
+      `SELECT ${this.q('id')} AS id FROM ${this.q('record_events')} WHERE ${this.q('position')} IS NULL` +
+        ` ORDER BY ${this.q('id')} LIMIT ${SEQUENCE_BATCH}`,
+    );
+    if (rows.length === 0) return { count: 0, head };
+    const ids = rows.map((r) => Number(r.id));
+    const cases = ids.map(() => 'WHEN ? THEN ?').join(' ');
+    const { affected } = await tx.run(
+      `UPDATE ${this.q('record_events')} SET ${this.q('position')} = CASE ${this.q('id')} ${cases} END` +
+        ` WHERE ${this.q('id')} IN (${ids.map(() => '?').join(', ')}) AND ${this.q('position')} IS NULL`,
+      [...ids.flatMap((id, i) => [id, head + i + 1]), ...ids],
+    );
+    if (affected !== ids.length) {
+      throw new Error(`sequencer: ${affected} of ${ids.length} events positioned; rolled back`);
+    }
+    const last = head + ids.length;
+    await tx.run(
+      `UPDATE ${this.q('record_event_sequencer')} SET ${this.q('last_position')} = ? WHERE ${this.q('name')} = ?`,
+      [last, SEQUENCER],
+    );
+    return { count: ids.length, head: last };
+  }
+
+  /**
+   * Deletes the oldest positioned events older than the retention, at most PURGE_BATCH, and
+   * moves `purged_through` (a cursor at or past it stays valid; an older one is 410). Only a
+   * prefix of positions is ever purged, so that what is kept has no holes.
+   */
+  async purge(now = Date.now()): Promise<number> {
+    const cutoff = now - this.options.retentionMs;
+    return this.db.transaction(async (tx) => {
+      const lock = this.db.dialect === 'mysql' ? ' FOR UPDATE' : '';
+      const {
+        rows: [row],
+      } = await tx.run(
+        `SELECT ${this.q('purged_through')} AS purged FROM ${this.q('record_event_sequencer')}` +
+          ` WHERE ${this.q('name')} = ?${lock}`,
+        [SEQUENCER],
+      );
+      const { rows } = await tx.run(
+        `SELECT ${this.q('position')} AS position, ${this.q('at')} AS at FROM ${this.q('record_events')}` +
+          ` WHERE ${this.q('position')} > ? ORDER BY ${this.q('position')} LIMIT ${PURGE_BATCH}`,
+        [Number(row.purged)],
+      );
+      let through = 0;
+      let count = 0;
+      for (const event of rows) {
+        if (Number(event.at) >= cutoff) break;
+        through = Number(event.position);
+        count++;
+      }
+      if (count === 0) return 0;
+      await tx.run(
+        `DELETE FROM ${this.q('record_events')} WHERE ${this.q('position')} <= ? AND ${this.q('position')} > ?`,
+        [through, Number(row.purged)],
+      );
+      await tx.run(
+        `UPDATE ${this.q('record_event_sequencer')} SET ${this.q('purged_through')} = ? WHERE ${this.q('name')} = ?`,
+        [through, SEQUENCER],
+      );
+      return count;
+    });
+  }
+
+  private q(name: string): string {
+    return this.db.quote(name);
+  }
+}

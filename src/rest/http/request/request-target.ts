@@ -1,0 +1,74 @@
+/**
+ * The request line and Host as RFC 9112 reads them, before anything routes on the path or builds
+ * a link from the host.
+ *
+ * - origin-form (`/api/demo/marbles?page=2`): as it is.
+ * - absolute-form (`http://api.example.com/api/demo/marbles?page=2`, what a client sends to a
+ *   proxy): the URL's authority replaces Host (§3.2.2), and is then checked like any Host; the
+ *   request goes on in origin-form (`req.url`, `req.originalUrl`), so routes, suffixes and links
+ *   see the path alone. Only `http` and `https` URLs with a host and no user information.
+ * - asterisk-form (`*`): for OPTIONS only, answered here: 204 and `Allow`, every method served.
+ * - anything else (`ftp://…`, a `#fragment`, `*` with another method), and a request with more
+ *   than one Host header (§3.2): 400, in the negotiated format.
+ *
+ * Node's parser refuses the worst itself (`GET foo`, no Host in HTTP/1.1) with a bare 400 before
+ * the application sees the request.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { METHODS } from '../response/methods';
+import { printable, sendError } from '../response/respond';
+
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
+/** `scheme://authority` then the path and query (no fragment: a `#` anywhere makes it invalid). */
+const ABSOLUTE = /^https?:\/\/([^/?#]*)([^#]*)$/i;
+
+/**
+ * Express middleware, before anything that reads the path or Host. `negotiate` is format
+ * negotiation (`negotiateFormat`), run only to answer a refusal in the format the client asked for.
+ */
+export function readRequestTarget(negotiate: Middleware): Middleware {
+  const refuse = (req: Request, res: Response, message: string) =>
+    negotiate(req, res, () => sendError(res, 400, { message }));
+  return (req, res, next) => {
+    if (hostHeaders(req.rawHeaders) > 1) {
+      return refuse(req, res, 'Request has more than one Host header; send one.');
+    }
+    const url = req.url;
+    // The usual case: a path, no fragment.
+    if (url.charCodeAt(0) === 0x2f /* / */ && !url.includes('#')) return next();
+    if (url === '*') {
+      if (req.method !== 'OPTIONS')
+        return refuse(req, res, 'Request target "*" is for OPTIONS only.');
+      // The server as a whole (RFC 9110 §9.3.7): the methods it serves somewhere.
+      res.setHeader('Allow', METHODS.join(', '));
+      res.status(204).end();
+      return;
+    }
+    const absolute = ABSOLUTE.exec(url);
+    const authority = absolute?.[1];
+    if (!absolute || !authority || authority.includes('@')) {
+      return refuse(
+        req,
+        res,
+        `Request target "${printable(url)}" is neither a path nor an http(s) URL.`,
+      );
+    }
+    const rest = absolute[2];
+    const path = rest.startsWith('/') ? rest : `/${rest}`;
+    req.headers.host = authority;
+    req.url = path;
+    req.originalUrl = path;
+    next();
+  };
+}
+
+/** How many Host lines the request had (Node keeps only the first in `req.headers`). */
+function hostHeaders(raw: string[]): number {
+  let count = 0;
+  for (let at = 0; at < raw.length; at += 2) {
+    const name = raw[at];
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}

@@ -1,0 +1,33 @@
+/**
+ * Where a write tells of the records it changed, inside its transaction: the change feed
+ * (src/events) installs a ChangeLog on the database it writes to, and RecordWriter calls it after
+ * each write, so that the events commit (or roll back) with the change. Without one (the feed
+ * off, a tool that only migrates), writes record nothing.
+ */
+import { ResourceDefinition } from '../core/resource';
+import { SqlDatabase, Tx } from './sql-database';
+
+export type ChangeAction = 'created' | 'updated' | 'deleted';
+
+export interface ChangeLog {
+  /** `ids` of `resource` were changed by `action` in `tx`: adds their events to it. */
+  recorded(
+    tx: Tx,
+    resource: ResourceDefinition,
+    action: ChangeAction,
+    ids: number[],
+  ): Promise<void>;
+}
+
+const logs = new WeakMap<SqlDatabase, ChangeLog>();
+
+/** The ChangeLog of `db`'s writes from now on; undefined removes it. */
+export function setChangeLog(db: SqlDatabase, log: ChangeLog | undefined): void {
+  if (log) logs.set(db, log);
+  else logs.delete(db);
+}
+
+/** The ChangeLog installed on `db`, if any. */
+export function changeLogOf(db: SqlDatabase): ChangeLog | undefined {
+  return logs.get(db);
+}

@@ -1,0 +1,224 @@
+/**
+ * Every statement of a write failing in turn (START TRANSACTION or BEGIN, each statement of the
+ * work, COMMIT), in two ways: refused before it runs (MySQL's lock wait timeout, an SQLite I/O
+ * error), and run but its answer lost (MySQL: the connection lost; SQLite: an I/O error). The
+ * faults come from the transaction runner's test seam (rest/sql/transactions.ts, `faults`).
+ *
+ * After each: the answer tells the truth (503 "try again" when nothing was written, 503 "may have
+ * been saved" when COMMIT ran and its answer was lost, and the write is then there), the tables
+ * hold exactly that, no transaction is left open, and a later write through the same pool
+ * commits only itself. A keyed write is written at most once: resent with its key after a lost
+ * COMMIT answer, it is replayed.
+ */
+import { Response } from 'supertest';
+import { SqlDatabase, TransactionRunner } from '../sources';
+import { marbleRow } from './fixtures';
+import { TestApp, useApp } from './harness';
+import { expectJson } from './http';
+
+const UNAVAILABLE = { message: 'The database is unavailable; try again shortly.' };
+const MAY_HAVE_BEEN_SAVED = {
+  message:
+    'The database did not confirm this write: it may have been saved. Retrying it with the same ' +
+    'Idempotency-Key is safe; without one, read the record before writing again.',
+};
+
+type Kind = 'refused' | 'answer lost';
+
+/** The error a fault of `kind` raises, as the dialect's driver would. */
+function faultOf(dialect: 'mysql' | 'sqlite', kind: Kind): Error {
+  if (dialect === 'sqlite') {
+    return Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' });
+  }
+  return kind === 'refused'
+    ? Object.assign(new Error('Lock wait timeout exceeded; try restarting transaction'), {
+        code: 'ER_LOCK_WAIT_TIMEOUT',
+        errno: 1205,
+      })
+    : Object.assign(new Error('Connection lost: The server closed the connection.'), {
+        code: 'PROTOCOL_CONNECTION_LOST',
+        fatal: true,
+      });
+}
+
+/** Awaits `check` until it passes (a destroyed connection's rollback is the server's to finish). */
+async function eventually(check: () => Promise<void>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+/** Transactions open on the app's database (MySQL: of any connection to it; SQLite: its one). */
+async function openTransactions(t: TestApp): Promise<number> {
+  if (t.dialect === 'sqlite') {
+    const driver = t.dataSource.driver as unknown as { databaseConnection: { inTransaction: boolean } };
+    return driver.databaseConnection.inTransaction ? 1 : 0;
+  }
+  const [row] = await t.query(
+    'SELECT COUNT(*) AS n FROM information_schema.innodb_trx x' +
+      ' JOIN information_schema.processlist p ON p.id = x.trx_mysql_thread_id' +
+      ' WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID()',
+  );
+  return Number(row.n);
+}
+
+interface Write {
+  name: string;
+  send: (t: TestApp) => Promise<Response>;
+  /** What the tables hold once it committed. */
+  written: (t: TestApp) => Promise<void>;
+  keyed: boolean;
+  /** Its statements, in order, between BEGIN and COMMIT. */
+  statements: RegExp[];
+}
+
+const BEGIN = /^(START TRANSACTION|BEGIN)$/;
+
+const WRITES: Write[] = [
+  {
+    name: 'a create without a key',
+    send: (t) => t.http().post('/api/demo/marbles').send({ name: 'Ruby' }),
+    written: async (t) => {
+      expect((await t.stored('marbles')).map((m) => m.name)).toEqual(['Amber', 'Ruby']);
+    },
+    keyed: false,
+    // The record is read back inside the transaction, before COMMIT.
+    statements: [/^INSERT INTO [`"]marbles[`"]/, /^SELECT .* FROM [`"]marbles[`"]/],
+  },
+  {
+    name: 'a keyed action',
+    send: (t) =>
+      t.http().patch('/api/demo/marbles/1/toggle_is_discounted').set('Idempotency-Key', 'k-1'),
+    written: async (t) => {
+      const [amber] = await t.rows('marbles');
+      expect([Number(amber.version), Number(amber.is_discounted)]).toEqual([2, 1]);
+      expect((await t.rows('idempotency_keys', 'idempotency_key')).map((r) => r.idempotency_key)).toEqual(['k-1']);
+    },
+    keyed: true,
+    statements: [
+      /^SELECT .* FROM [`"]marbles[`"]/,
+      /^UPDATE [`"]marbles[`"]/,
+      /^INSERT INTO [`"]idempotency_keys[`"]/,
+    ],
+  },
+];
+
+describe('write faults: every statement of a write failing in turn', () => {
+  const t = useApp({ seedEach: { marbles: [marbleRow(1, 'Amber', { version: 1 })] } });
+  let runner: TransactionRunner;
+  beforeAll(() => {
+    runner = (t.app.get(SqlDatabase) as unknown as { transactions: TransactionRunner })
+      .transactions;
+  });
+  afterEach(() => (runner.faults = undefined));
+
+  /** Nothing of the write: Amber as seeded, no key stored, no transaction open. */
+  async function expectNothingWritten() {
+    const marbles = await t.rows('marbles');
+    expect(marbles.map((m) => [m.name, Number(m.version), Number(m.is_discounted)])).toEqual([
+      ['Amber', 1, 0],
+    ]);
+    expect(await t.rows('idempotency_keys', 'idempotency_key')).toEqual([]);
+  }
+
+  /** A later write through the same pool commits itself alone (version 1 → 2 or 2 → 3). */
+  async function expectLaterWriteAlone(versionBefore: number) {
+    await eventually(async () => expect(await openTransactions(t)).toBe(0));
+    const later = await t.http().patch('/api/demo/marbles/1/toggle_is_discounted');
+    expectJson(later, 200);
+    const [amber] = await t.rows('marbles');
+    expect(Number(amber.version)).toBe(versionBefore + 1);
+  }
+
+  for (const write of WRITES) {
+    describe(write.name, () => {
+      /** The statements the write sends, seen once without a fault. */
+      let statements: string[] = [];
+      beforeAll(async () => {
+        await t.fresh();
+        await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
+        const seen: string[] = [];
+        runner.faults = (sql) => void seen.push(sql);
+        const res = await write.send(t);
+        runner.faults = undefined;
+        expect(res.status).toBeLessThan(300);
+        statements = seen;
+      });
+
+      it('should send BEGIN, its statements and COMMIT, in one transaction', () => {
+        expect(statements).toEqual([
+          expect.stringMatching(BEGIN),
+          ...write.statements.map((pattern) => expect.stringMatching(pattern)),
+          'COMMIT',
+        ]);
+      });
+
+      for (const kind of ['refused', 'answer lost'] as Kind[]) {
+        it(`should leave no trace when a statement before COMMIT is ${kind}, and say "try again"`, async () => {
+          for (let target = 0; target < statements.length - 1; target++) {
+            await t.fresh();
+            await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
+            let n = 0;
+            const error = faultOf(t.dialect, kind);
+            runner.faults = (sql) => {
+              if (n++ !== target) return undefined;
+              expect(sql).toBe(statements[target]);
+              if (kind === 'refused') throw error;
+              return error;
+            };
+            const res = await write.send(t);
+            runner.faults = undefined;
+            expectJson(res, 503);
+            expect([target, res.body]).toEqual([target, UNAVAILABLE]);
+            expect(res.headers['retry-after']).toBe('5');
+            await eventually(expectNothingWritten);
+            await expectLaterWriteAlone(1);
+          }
+        });
+      }
+
+      it('should say "try again" and write nothing when COMMIT is refused', async () => {
+        await t.fresh();
+        await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
+        const error = faultOf(t.dialect, 'refused');
+        runner.faults = (sql) => {
+          if (sql === 'COMMIT') throw error;
+          return undefined;
+        };
+        const res = await write.send(t);
+        runner.faults = undefined;
+        expectJson(res, 503);
+        expect(res.body).toEqual(UNAVAILABLE);
+        await eventually(expectNothingWritten);
+        await expectLaterWriteAlone(1);
+      });
+
+      it('should say "may have been saved" when the answer to COMMIT is lost, and it was saved', async () => {
+        await t.fresh();
+        await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
+        const error = faultOf(t.dialect, 'answer lost');
+        runner.faults = (sql) => (sql === 'COMMIT' ? error : undefined);
+        const res = await write.send(t);
+        runner.faults = undefined;
+        expectJson(res, 503);
+        expect(res.body).toEqual(MAY_HAVE_BEEN_SAVED);
+        expect(res.headers['retry-after']).toBe('5');
+        await write.written(t);
+        if (write.keyed) {
+          // Resent with its key: the stored answer, not a second write.
+          const again = await write.send(t);
+          expectJson(again, 200);
+          expect(again.headers['idempotent-replayed']).toBe('true');
+          await write.written(t);
+          await expectLaterWriteAlone(2);
+        }
+      });
+    });
+  }
+});

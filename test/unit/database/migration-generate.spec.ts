@@ -1,0 +1,59 @@
+/**
+ * `npm run migration:generate`, end to end on SQLite: the migration of a new collection's table is
+ * written into its folder and proven (with it, TypeORM finds nothing left to change).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Collection } from '../../../src/database/collection';
+import { generateMigration } from '../../../src/migration-generate';
+import { COLLECTIONS } from '../../../src/collections';
+import { integer, string, timestamp } from '../../../src/rest/core/fields';
+import { defineResource } from '../../../src/rest/core/resource';
+import { owner } from '../../../src/users/users.table';
+
+jest.setTimeout(60_000);
+
+const TAGS = defineResource({
+  path: '/api/demo/tags',
+  singular: 'tag',
+  plural: 'tags',
+  label: 'Tag',
+  table: 'tags',
+  fields: [
+    integer('id'),
+    string('label', { unique: true, write: { required: true, maxLength: 255 } }),
+    integer('weight', { write: { min: 0, max: 100, default: 0 } }),
+    ...owner({ optional: true }),
+    timestamp('created_at', { setOn: 'create' }),
+  ],
+  bulk: false,
+  examples: { id: 1, deletable: [2], create: { label: 'new' }, update: { weight: 3 } },
+});
+
+const tags = { declaration: TAGS, migrations: [] } as unknown as Collection;
+
+describe('generateMigration', () => {
+  const output = join(__dirname, '..', '..', '..', 'test-output');
+  let folder: string;
+  beforeEach(() => {
+    mkdirSync(output, { recursive: true });
+    folder = mkdtempSync(join(output, 'tags-'));
+  });
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('should write the new table into the folder, named by its timestamp', async () => {
+    const file = await generateMigration(folder, [...COLLECTIONS, tags], undefined, 1800000000001);
+    expect(readdirSync(folder)).toEqual(['1800000000001-tags.ts']);
+    expect(file).toBe(join(folder, '1800000000001-tags.ts'));
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('export class Tags1800000000001 implements MigrationInterface {');
+    expect(text).toContain("[['user_id', 'users', 'SET NULL']]");
+  });
+
+  it('should refuse to write a migration when the schema is up to date', async () => {
+    await expect(generateMigration(folder, COLLECTIONS)).rejects.toThrow(
+      'Nothing to migrate: the schema is up to date.',
+    );
+    expect(readdirSync(folder)).toEqual([]);
+  });
+});

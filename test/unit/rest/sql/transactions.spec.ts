@@ -1,0 +1,170 @@
+/**
+ * The transaction runner's rules on a session that records what was done to it: a connection goes
+ * back to the pool only when the server says no transaction is open on it; a lost one is ended;
+ * a COMMIT without an answer is CommitOutcomeUnknown and never run again; which errors the retry
+ * policy runs again.
+ */
+import {
+  CommitOutcomeUnknown,
+  endsConnection,
+  isContention,
+  isDatabaseUnavailable,
+  isInterrupted,
+  mayHaveCommitted,
+} from '../../../../src/rest/sql/database-errors';
+import type {
+  SessionAnswer,
+  TransactionSession,
+} from '../../../../src/rest/sql/transaction-sessions';
+import { CONFLICT_RETRY, TransactionRunner } from '../../../../src/rest/sql/transactions';
+
+function driverError(code: string, errno = 0, fatal = false): Error {
+  return Object.assign(new Error(code), { code, errno, ...(fatal ? { fatal } : {}) });
+}
+
+/** A session whose statements answer from `answers` (an Error fails the statement). */
+class FakeSession implements TransactionSession {
+  readonly begin = 'START TRANSACTION';
+  ended = false;
+  fate: 'held' | 'released' | 'destroyed' = 'held';
+  sent: string[] = [];
+  open = false;
+  constructor(private readonly fail: Record<string, Error> = {}) {}
+  async send(sql: string): Promise<SessionAnswer> {
+    this.sent.push(sql);
+    if (sql === this.begin) this.open = true;
+    const error = this.fail[sql];
+    // A refused statement leaves the transaction open, as 1205 and 1317 do.
+    if (error) throw error;
+    if (sql === 'COMMIT' || sql === 'ROLLBACK') this.open = false;
+    return { result: { rows: [], affected: 1, insertId: 0 }, inTransaction: this.open };
+  }
+  lostBy(error: unknown) {
+    return this.ended || endsConnection(error);
+  }
+  commitUncertain(error: unknown) {
+    return this.lostBy(error);
+  }
+  release() {
+    this.ended = true;
+    this.fate = 'released';
+  }
+  destroy() {
+    this.ended = true;
+    this.fate = 'destroyed';
+  }
+}
+
+function runnerOf(...sessions: FakeSession[]) {
+  const queue = [...sessions];
+  return new TransactionRunner(async () => queue.shift()!);
+}
+
+describe('TransactionRunner', () => {
+  it('should commit and give the connection back', async () => {
+    const session = new FakeSession();
+    const result = await runnerOf(session).transaction(
+      async (tx) => (await tx.run('UPDATE')).affected,
+    );
+    expect([result, session.sent, session.fate]).toEqual([
+      1,
+      ['START TRANSACTION', 'UPDATE', 'COMMIT'],
+      'released',
+    ]);
+  });
+
+  it('should roll back a lock wait timeout, give the connection back, and not run it again', async () => {
+    const timeout = driverError('ER_LOCK_WAIT_TIMEOUT', 1205);
+    const session = new FakeSession({ 'INSERT key': timeout });
+    const failed = await runnerOf(session)
+      .transaction(async (tx) => {
+        await tx.run('UPDATE');
+        await tx.run('INSERT key');
+      })
+      .catch((e: unknown) => e);
+    expect(failed).toBe(timeout);
+    expect([session.sent, session.fate]).toEqual([
+      ['START TRANSACTION', 'UPDATE', 'INSERT key', 'ROLLBACK'],
+      'released',
+    ]);
+  });
+
+  it('should end a connection whose ROLLBACK fails, never give it back', async () => {
+    const session = new FakeSession({
+      UPDATE: driverError('ER_QUERY_INTERRUPTED', 1317),
+      ROLLBACK: new Error('no answer'),
+    });
+    await runnerOf(session)
+      .transaction((tx) => tx.run('UPDATE'))
+      .catch(() => undefined);
+    expect(session.fate).toBe('destroyed');
+  });
+
+  it('should end a lost connection without a ROLLBACK', async () => {
+    const session = new FakeSession({ UPDATE: driverError('PROTOCOL_CONNECTION_LOST', 0, true) });
+    await runnerOf(session)
+      .transaction((tx) => tx.run('UPDATE'))
+      .catch(() => undefined);
+    expect([session.sent, session.fate]).toEqual([['START TRANSACTION', 'UPDATE'], 'destroyed']);
+  });
+
+  it('should say a COMMIT without an answer may have been saved, and not run it again', async () => {
+    const session = new FakeSession({ COMMIT: driverError('ECONNRESET', 0, true) });
+    const spare = new FakeSession();
+    const failed = await runnerOf(session, spare)
+      .transaction((tx) => tx.run('UPDATE'))
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(CommitOutcomeUnknown);
+    expect(mayHaveCommitted(failed)).toBe(true);
+    expect([session.fate, spare.sent]).toEqual(['destroyed', []]);
+  });
+
+  it('should run a deadlock again whole on a fresh transaction', async () => {
+    const first = new FakeSession({ UPDATE: driverError('ER_LOCK_DEADLOCK', 1213) });
+    const second = new FakeSession();
+    await runnerOf(first, second).transaction((tx) => tx.run('UPDATE'));
+    expect([first.fate, first.sent]).toEqual([
+      'released',
+      ['START TRANSACTION', 'UPDATE', 'ROLLBACK'],
+    ]);
+    expect(second.sent).toEqual(['START TRANSACTION', 'UPDATE', 'COMMIT']);
+  });
+});
+
+describe('what a driver error means', () => {
+  it.each([
+    ['a lock wait timeout', driverError('ER_LOCK_WAIT_TIMEOUT', 1205), [false, true, false, true]],
+    ['a deadlock', driverError('ER_LOCK_DEADLOCK', 1213), [false, true, false, true]],
+    ['a killed query', driverError('ER_QUERY_INTERRUPTED', 1317), [false, false, true, true]],
+    ['a killed connection', driverError('ER_CONNECTION_KILLED', 1927), [true, false, false, true]],
+    [
+      'a lost connection',
+      driverError('PROTOCOL_CONNECTION_LOST', 0, true),
+      [true, false, false, true],
+    ],
+    ['a syntax error', driverError('ER_PARSE_ERROR', 1064), [false, false, false, false]],
+  ])(
+    '%s: [endsConnection, isContention, isInterrupted, isDatabaseUnavailable]',
+    (_what, error, expected) => {
+      expect([
+        endsConnection(error),
+        isContention(error),
+        isInterrupted(error),
+        isDatabaseUnavailable(error),
+      ]).toEqual(expected);
+    },
+  );
+
+  it('should run deadlocks and duplicate keys again, not lock wait timeouts nor unknown commits', () => {
+    const again = (error: unknown) => CONFLICT_RETRY.pauseAfter(error, 1, 0) !== undefined;
+    expect([
+      again(driverError('ER_LOCK_DEADLOCK', 1213)),
+      again(driverError('ER_DUP_ENTRY', 1062)),
+      again(driverError('ER_LOCK_WAIT_TIMEOUT', 1205)),
+      again(new CommitOutcomeUnknown(driverError('ECONNRESET'))),
+      CONFLICT_RETRY.pauseAfter(driverError('ER_LOCK_DEADLOCK', 1213), 5, 0),
+    ]).toEqual([true, true, false, false, undefined]);
+    const withCertification = CONFLICT_RETRY.also((e) => (e as Error).message === 'wsrep');
+    expect(withCertification.pauseAfter(new Error('wsrep'), 1, 0)).toBeDefined();
+  });
+});
