@@ -207,8 +207,9 @@ export class Metrics {
 
   /**
    * A Galera cluster (rest/sql/galera.ts), read when scraped: `db_cluster_failovers_total`, the
-   * times writes moved away from each node, and `db_cluster_writer`, 1 for the node writes go
-   * through now.
+   * times writes moved away from each node, `db_cluster_conflict_retries_total`, the transactions
+   * each refused for a conflict and that were run again, and `db_cluster_writer`, 1 for the node
+   * writes go through now.
    */
   addCluster(status: () => ClusterStatus): void {
     new Counter({
@@ -219,6 +220,16 @@ export class Metrics {
       collect() {
         this.reset();
         for (const node of status().nodes) this.inc({ node: node.name }, node.failovers);
+      },
+    });
+    new Counter({
+      name: 'db_cluster_conflict_retries_total',
+      help: 'Transactions a node of the cluster refused for a conflict (deadlock, failed certification) that were run again.',
+      labelNames: ['node'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const node of status().nodes) this.inc({ node: node.name }, node.conflict_retries);
       },
     });
     new Gauge({

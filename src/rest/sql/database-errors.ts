@@ -169,6 +169,18 @@ export function isContention(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether a transaction lost to a concurrent one: a deadlock (1213), which on a Galera cluster
+ * is also a write-set that failed certification against another node's (at any statement or at
+ * COMMIT). Either way the server rolled it back whole: nothing was written.
+ */
+export function isWriteConflict(error: unknown): boolean {
+  for (const { code, errno } of causes(error)) {
+    if (code === 'ER_LOCK_DEADLOCK' || errno === 1213) return true;
+  }
+  return false;
+}
+
 /** Whether a statement was stopped before its end: killed (KILL QUERY) or over its time limit. */
 export function isInterrupted(error: unknown): boolean {
   for (const { errno } of causes(error)) if (INTERRUPTED.has(errno as number)) return true;

@@ -173,6 +173,7 @@ export class TypeOrmDatabase extends SqlDatabase {
     if (database.dialect === 'mysql' && cluster && options.cluster) {
       const { replication } = dataSource.options as { replication: ClusterServers };
       database.galera = clusterOf((name) => poolOf(cluster, name), replication, options.cluster);
+      database.transactions.retry = database.galera.retryPolicy(database.transactions.retry);
       await database.galera.start();
     } else if (database.dialect === 'mysql' && cluster) {
       await database.openReplicas(cluster, replicas ?? { maxLag: 5, checkEveryMs: 1000 });

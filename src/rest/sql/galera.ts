@@ -1,6 +1,13 @@
-import { errorCode, isDatabaseUnavailable, isStatementTimeout } from './database-errors';
+import {
+  errorCode,
+  isDatabaseUnavailable,
+  isStatementTimeout,
+  isWriteConflict,
+  mayHaveCommitted,
+} from './database-errors';
 import { hidePassword, MysqlPool, queryWithin } from './replicas';
 import { ClusterNodeStatus, ClusterStatus, Row } from './sql-database';
+import { RetryPolicy } from './transactions';
 
 export type { ClusterNodeStatus, ClusterStatus };
 
@@ -46,6 +53,7 @@ export class GaleraNode {
       cluster_status: null,
       writer: false,
       failovers: 0,
+      conflict_retries: 0,
     };
   }
 
@@ -121,7 +129,37 @@ export class GaleraCluster {
     private readonly onFailover: FailoverListener = () => undefined,
   ) {
     this.last = nodes[0];
-    for (const node of nodes) node.calls = watched(node.pool, (error) => this.failed(node, error));
+    for (const node of nodes) {
+      node.calls = watched(node.pool, (error) => {
+        failedOn.set(error, node);
+        if (nodeGone(error)) this.failed(node, error);
+      });
+    }
+  }
+
+  /**
+   * The transactions' retry policy on this cluster, from the service's (`base`): conflicts (a
+   * deadlock, or a write-set that failed certification, 1213) get a larger budget with more
+   * jitter, since two nodes' writers may collide again; each retry is counted on the node that
+   * refused. A try whose writer went away before COMMIT was sent (refused, lost, 1047: nothing
+   * written) is run again once, at once, where a healthy writer other than that node has taken
+   * over (the watched pools move the writer as soon as a call fails that way).
+   */
+  retryPolicy(base: RetryPolicy): RetryPolicy {
+    return base.with({
+      attempts: CONFLICT_ATTEMPTS,
+      jitterMs: CONFLICT_JITTER_MS,
+      againOnce: (error) => {
+        if (!nodeGone(error) || mayHaveCommitted(error)) return false;
+        const writer = this.current;
+        return writer !== undefined && writer !== failedOn.get(error as object);
+      },
+      onRetry: (error) => {
+        if (!isWriteConflict(error)) return;
+        const node = failedOn.get(error as object) ?? this.writer();
+        node.status.conflict_retries++;
+      },
+    });
   }
 
   /**
@@ -214,6 +252,17 @@ export class GaleraCluster {
   }
 }
 
+/**
+ * Tries of a transaction on a cluster, and the pause's scale: writers on two nodes of a cluster
+ * (instances given the nodes in another order, or moments of a failover) conflict more often
+ * than transactions on one server deadlock, and each conflict costs a certification round.
+ */
+const CONFLICT_ATTEMPTS = 8;
+const CONFLICT_JITTER_MS = 30;
+
+/** The node each error of a watched pool came from (for the retry policy and its counts). */
+const failedOn = new WeakMap<object, GaleraNode>();
+
 /** Codes of a busy database rather than a gone node: a deadlock or conflict, a lock wait. */
 const BUSY = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 
@@ -223,13 +272,13 @@ export function nodeGone(error: unknown): boolean {
 }
 
 /**
- * `pool`, telling `onGone` of every error of it or of its connections that says the node is
- * gone: a write or read that meets a dead node moves the next ones at once, without waiting for
- * the next check. (A frozen node says nothing: the checks find it, within their deadline.)
+ * `pool`, telling `onError` of every error of it or of its connections: one that says the node
+ * is gone moves a write or read that meets a dead node at once, without waiting for the next
+ * check. (A frozen node says nothing: the checks find it, within their deadline.)
  */
-export function watched(pool: MysqlPool, onGone: (error: Error) => void): MysqlPool {
+export function watched(pool: MysqlPool, onError: (error: Error) => void): MysqlPool {
   const tell = (error: Error | null) => {
-    if (error && nodeGone(error)) onGone(error);
+    if (error) onError(error);
   };
   return {
     query(sql, parameters, callback) {

@@ -55,6 +55,11 @@ export interface ClusterNodeStatus {
   writer: boolean;
   /** Times writes moved away from it since the start. */
   failovers: number;
+  /**
+   * Transactions it refused for a conflict (1213: a deadlock, or a failed certification) that
+   * were run again, since the start.
+   */
+  conflict_retries: number;
   /** What went wrong, when something did. */
   error?: string;
 }

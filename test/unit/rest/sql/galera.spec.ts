@@ -1,6 +1,9 @@
+import { CommitOutcomeUnknown, DatabaseDeadline } from '../../../../src/rest/sql/database-errors';
 import { ClusterNodeStatus, GaleraCluster, GaleraNode } from '../../../../src/rest/sql/galera';
 import { MysqlConnection, MysqlPool } from '../../../../src/rest/sql/replicas';
 import { Row } from '../../../../src/rest/sql/sql-database';
+import { MysqlSession } from '../../../../src/rest/sql/transaction-sessions';
+import { CONFLICT_RETRY, TransactionRunner } from '../../../../src/rest/sql/transactions';
 
 /** What a fake node answers: its wsrep state, an error, or nothing at all (frozen). */
 type Answer =
@@ -90,6 +93,7 @@ describe('a Galera cluster as the service sees it', () => {
         cluster_status: 'Primary',
         writer: i === 1,
         failovers: 0,
+        conflict_retries: 0,
       })),
     });
   });
@@ -174,6 +178,71 @@ describe('a Galera cluster as the service sees it', () => {
     states[1].answer = SYNCED;
     await cluster.checkAll();
     expect(cluster.status().writer).toBe('node2');
+  });
+
+  /** The error a call on `node` fails with (its pool as the service uses it). */
+  const errorOf = (node: GaleraNode) =>
+    new Promise<Error>((resolve) =>
+      node.calls.query('UPDATE', [], (error) => resolve(error as Error)),
+    );
+
+  it('should give conflicts a larger budget and count each retry on the node that refused', async () => {
+    const { cluster, nodes, states } = await started([SYNCED, SYNCED]);
+    const policy = cluster.retryPolicy(CONFLICT_RETRY);
+    states[1].answer = failure('ER_LOCK_DEADLOCK', 1213);
+    const conflict = await errorOf(nodes[1]);
+    expect([
+      policy.pauseAfter(conflict, 7, 0) !== undefined,
+      policy.pauseAfter(conflict, 8, 0),
+    ]).toEqual([true, undefined]);
+    policy.options.onRetry!(conflict, 1);
+    policy.options.onRetry!(conflict, 2);
+    // Other errors run again (a duplicate key) are not conflicts of the cluster's.
+    policy.options.onRetry!(Object.assign(new Error('dup'), { code: 'ER_DUP_ENTRY' }), 1);
+    expect(cluster.status().nodes.map((n) => [n.name, n.conflict_retries])).toEqual([
+      ['node1', 0],
+      ['node2', 2],
+    ]);
+    expect(cluster.writer().name).toBe('node1');
+  });
+
+  it('should run a write again once, at once, on the next writer when its writer went away before COMMIT', async () => {
+    const { cluster, nodes, states } = await started([SYNCED, SYNCED]);
+    const policy = cluster.retryPolicy(CONFLICT_RETRY);
+    const runner = new TransactionRunner(
+      () => MysqlSession.open(cluster.writer().calls, 0),
+      policy,
+    );
+    states[0].answer = failure('ECONNREFUSED', undefined, 'connect ECONNREFUSED h1:3306');
+    const sent: string[] = [];
+    await runner.transaction(async (tx) => {
+      sent.push(cluster.writer().name);
+      return tx.run('UPDATE');
+    });
+    expect([sent, cluster.writer().name]).toEqual([['node2'], 'node2']);
+
+    // Once only, and only on the first try; never a COMMIT that may have been saved.
+    const gone = await errorOf(nodes[0]);
+    expect([
+      policy.pauseAfter(gone, 1, 0),
+      policy.pauseAfter(gone, 2, 0),
+      policy.pauseAfter(new CommitOutcomeUnknown(gone), 1, 0),
+    ]).toEqual([0, undefined, undefined]);
+    // A deadline before COMMIT (node unknown) runs again on the writer there is.
+    expect(policy.pauseAfter(new DatabaseDeadline(3000, false), 1, 0)).toBe(0);
+    expect(policy.pauseAfter(new DatabaseDeadline(3000, true), 1, 0)).toBeUndefined();
+  });
+
+  it('should not run again on the node that failed, nor while no node may take writes', async () => {
+    const { cluster, nodes, states } = await started([SYNCED, SYNCED]);
+    const policy = cluster.retryPolicy(CONFLICT_RETRY);
+    // A failure of node2, which is not the writer: node1 still is, and it is another node.
+    states[1].answer = failure('PROTOCOL_CONNECTION_LOST', undefined, 'Connection lost');
+    expect(policy.pauseAfter(await errorOf(nodes[1]), 1, 0)).toBe(0);
+    states[0].answer = failure('ER_UNKNOWN_COM_ERROR', 1047, 'WSREP has not yet prepared node');
+    const refused = await errorOf(nodes[0]);
+    expect(cluster.status().writer).toBeNull();
+    expect(policy.pauseAfter(refused, 1, 0)).toBeUndefined();
   });
 
   it('should refuse nodes that do not run Galera, naming them', async () => {
