@@ -192,8 +192,8 @@ describe('a Galera cluster as the service sees it', () => {
     states[1].answer = failure('ER_LOCK_DEADLOCK', 1213);
     const conflict = await errorOf(nodes[1]);
     expect([
-      policy.pauseAfter(conflict, 7, 0) !== undefined,
-      policy.pauseAfter(conflict, 8, 0),
+      policy.pauseAfter(conflict, 11, 0) !== undefined,
+      policy.pauseAfter(conflict, 12, 0),
     ]).toEqual([true, undefined]);
     policy.options.onRetry!(conflict, 1);
     policy.options.onRetry!(conflict, 2);
