@@ -7,9 +7,11 @@
  *
  *  1. Acknowledged writes: four clients create marbles (a unique name each, half with an
  *     Idempotency-Key, a failed keyed create retried with its key) while the probe kills its
- *     mariadbd with SIGKILL and restarts it, then freezes it (SIGSTOP) and resumes it (SIGCONT).
- *     Every 201 must be a row at the end (lost = 0); a retried key must give exactly one row and
- *     never run the create twice (duplicates = 0).
+ *     mariadbd with SIGKILL and restarts it, then three times freezes it (SIGSTOP) 4 s and
+ *     resumes it (SIGCONT). Every 201 must be a row at the end (lost = 0); a retried key must give
+ *     exactly one row and never run the create twice (duplicates = 0). An unkeyed create answered
+ *     503 "try again" must not be a row (written writes answered "unavailable" = 0), nor may a
+ *     keyed one be replayed after nothing but "try again"; "may have been saved" may be either.
  *  2. If-Match races: on each single-record write (PUT, PATCH, DELETE, adjust_price,
  *     toggle_is_discounted), PROBE_RACERS concurrent requests with the same current ETag: exactly
  *     one 2xx, every other one 412.
@@ -18,9 +20,15 @@
  *     no answer may be a 2xx and no table may change (CHECKSUM TABLE before and after).
  *  4. JSON flood: four clients send 1 MB of nested `[` in a loop while a fifth measures the p50
  *     of `GET /api/demo/marbles/1`, against the same p50 without them.
+ *  5. Lock wait timeouts and killed queries (bench/probe-locks.js): writers with and without
+ *     keys while other sessions hold the rows they wait for and KILL QUERY ends the waits; then
+ *     the pool reused. Every marble's version must have grown by its 2xx updates (no more, apart
+ *     from "may have been saved"), keyed requests written once, no transaction left open.
  *
- * Prints a table and exits 1 if an invariant is broken (lost > 0, duplicates > 0, a race without
- * exactly one winner, a write without the token). The watchdog stops everything past 8 minutes.
+ * The whole run is on a mariadbd with innodb_lock_wait_timeout=2, below the service's write
+ * deadline (QUERY_TIMEOUT_MS=2000 plus 1 s). Prints a table and exits 1 if an invariant is broken
+ * (lost > 0, duplicates > 0, a "try again" that was written, a race without exactly one winner, a
+ * write without the token, a half-committed write). The watchdog stops everything past 8 minutes.
  *
  * Usage: npm run probe, or `node bench/probe.js` after `npm run build`.
  *
@@ -28,6 +36,7 @@
  *   PROBE_PORT       port of the service, default 3120
  *   PROBE_RACERS     concurrent If-Match requests per route, default 40
  *   PROBE_SECONDS    length of the write load under the database's kill and freeze, default 30
+ *   PROBE_LOCK_SECONDS  length of section 5's writes under held locks and kills, default 40
  *   BENCH_NODE       the Node the service runs on; default here: this machine's (`machine`)
  */
 'use strict';
@@ -36,91 +45,24 @@ process.env.BENCH_NODE ??= 'machine';
 
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const lib = require('./lib');
+const { HOST, send, writeOutcome } = require('./probe-http');
+const { lockChaos, lockRows } = require('./probe-locks');
+const { tokenChecks } = require('./probe-tokens');
 const { startServer } = require('../scripts/mariadb-pair');
 
 const { fail } = lib;
-const HOST = '127.0.0.1';
 const TOKEN = 'probe-token-7f3a9c2e51';
 const DB = 'probe';
 const DB_USER = 'probe';
 const DB_PASSWORD = 'probe-secret';
+/** The probe's mariadbd gives up a lock wait after this many seconds (below the write deadline). */
+const LOCK_WAIT_S = 2;
+/** Writes through the pool after the lock waits and kills of section 5. */
+const REUSE_WRITES = 400;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// ---------------------------------------------------------------------------------------------
-// HTTP
-
-/** A request with JSON in and out; `error` instead of a status when there was no answer. */
-function send(port, method, urlPath, { headers = {}, body, timeoutMs = 15_000, agent } = {}) {
-  return new Promise((resolve) => {
-    const all = { ...headers };
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    if (payload) {
-      all['Content-Type'] = 'application/json';
-      all['Content-Length'] = payload.length;
-    }
-    const req = http.request(
-      { host: HOST, port, path: urlPath, method, headers: all, agent: agent ?? false },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode, headers: res.headers, text, json });
-        });
-        res.on('error', (error) => resolve({ error: error.message }));
-      },
-    );
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
-    req.on('error', (error) => resolve({ error: error.message }));
-    req.end(payload);
-  });
-}
-
-/**
- * One request written byte for byte on a fresh socket (the method and the path exactly as
- * given: Node's client would upper-case the method); the status of the answer, or 0.
- */
-function raw(port, method, target, headers, body) {
-  return new Promise((resolve) => {
-    const payload = body === undefined ? '' : JSON.stringify(body);
-    const lines = [`${method} ${target} HTTP/1.1`, `Host: ${HOST}:${port}`, 'Connection: close'];
-    for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-    if (payload) lines.push('Content-Type: application/json');
-    lines.push(`Content-Length: ${Buffer.byteLength(payload)}`);
-    const socket = net.connect({ host: HOST, port });
-    let head = '';
-    socket.setTimeout(10_000, () => socket.destroy());
-    socket.on('connect', () => socket.write(`${lines.join('\r\n')}\r\n\r\n${payload}`));
-    socket.on('data', (chunk) => {
-      head += chunk.toString('latin1');
-      if (head.includes('\r\n')) socket.destroy();
-    });
-    socket.on('close', () => {
-      const match = /^HTTP\/1\.[01] (\d{3})/.exec(head);
-      resolve(match ? Number(match[1]) : 0);
-    });
-    socket.on('error', () => {});
-  });
-}
-
-/** Runs `task(item)` for every item, `width` at a time. */
-async function pool(items, width, task) {
-  let next = 0;
-  const workers = Array.from({ length: width }, async () => {
-    while (next < items.length) await task(items[next++]);
-  });
-  await Promise.all(workers);
-}
 
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
 
@@ -138,8 +80,12 @@ async function acknowledgedWrites(port, db, seconds) {
     duplicates: 0,
     unsettled: 0,
     settleMs: 0,
+    replayedAfterTryAgain: 0,
   };
   const retried = new Map(); // key -> name
+  // Unkeyed creates answered 503 (never retried): "try again" must mean nothing was written.
+  const tryAgain = new Set();
+  const maybeSaved = new Set(); // "may have been saved", or no answer
   const statuses = {};
   const count = (s) => (statuses[s] = (statuses[s] ?? 0) + 1);
   let running = true;
@@ -162,6 +108,9 @@ async function acknowledgedWrites(port, db, seconds) {
       const key = i % 2 === 0 ? `probe-key-${n}-${i}` : undefined;
       if (key) stats.keyed++;
       let res = await create(name, key);
+      const outcomes = [writeOutcome(res)];
+      if (!key && outcomes[0] === 'tryAgain') tryAgain.add(name);
+      if (!key && outcomes[0] === 'maybe') maybeSaved.add(name);
       if (key && res.status !== 201) {
         // A keyed create that failed is retried with its key until it is answered: the
         // service must either replay it or run it once.
@@ -172,6 +121,14 @@ async function acknowledgedWrites(port, db, seconds) {
           if (res.status === 400 || res.status === 422) break;
           await sleep(500);
           res = await create(name, key);
+          outcomes.push(writeOutcome(res));
+        }
+        // Replayed after nothing but "try again": one of those had been written.
+        if (
+          res.headers?.['idempotent-replayed'] === 'true' &&
+          outcomes.slice(0, -1).every((o) => o === 'tryAgain')
+        ) {
+          stats.replayedAfterTryAgain++;
         }
         // The create ran again: the name's unique key refused it (the first one had been
         // written, the key did not know).
@@ -204,12 +161,16 @@ async function acknowledgedWrites(port, db, seconds) {
     await sleep(1500);
     await db.start();
     console.log('  mariadbd restarted');
-    await at(seconds * 0.55);
-    console.log('  SIGSTOP mariadbd');
-    db.signal('SIGSTOP');
-    await sleep(5000);
-    db.signal('SIGCONT');
-    console.log('  SIGCONT mariadbd');
+    // Three freezes, each longer than a write's deadline: every one catches writes between
+    // their COMMIT and the answer.
+    for (const share of [0.4, 0.6, 0.8]) {
+      await at(seconds * share);
+      console.log('  SIGSTOP mariadbd');
+      db.signal('SIGSTOP');
+      await sleep(4000);
+      db.signal('SIGCONT');
+      console.log('  SIGCONT mariadbd');
+    }
     await at(seconds);
     running = false;
   })();
@@ -223,7 +184,18 @@ async function acknowledgedWrites(port, db, seconds) {
   stats.retriedKeys = retried.size;
   for (const name of retried.values()) if ((inDb.get(name) ?? 0) !== 1) stats.duplicates++;
   stats.rows = rows.length;
-  return { ...stats, lost: lost.length, lostNames: lost.slice(0, 5), statuses };
+  const writtenTryAgain = [...tryAgain].filter((name) => inDb.has(name));
+  return {
+    ...stats,
+    lost: lost.length,
+    lostNames: lost.slice(0, 5),
+    statuses,
+    tryAgain: tryAgain.size,
+    writtenTryAgain: writtenTryAgain.length,
+    writtenTryAgainNames: writtenTryAgain.slice(0, 5),
+    maybeSaved: maybeSaved.size,
+    maybeWritten: [...maybeSaved].filter((name) => inDb.has(name)).length,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,114 +255,6 @@ async function ifMatchRaces(port, racers) {
     results.push({ label: route.label, won, refused, other: racers - won - refused, others });
   }
   return results;
-}
-
-// ---------------------------------------------------------------------------------------------
-// 3. Token checks
-
-const COLLECTIONS = [
-  { path: '/api/demo/marbles', body: { name: 'probe-token-marble', radius_mm: 2 }, bulk: true },
-  {
-    path: '/api/demo/emails',
-    body: { email: 'probe.token@example.com', is_primary: false, user_id: 1 },
-    bulk: true,
-  },
-  { path: '/api/demo/phone_numbers', body: { number: '+1 555 0199', user_id: 1 }, bulk: true },
-  { path: '/api/plain/movies', body: { name: 'Probe Token Movie' }, bulk: false },
-];
-
-function tokenAttempts() {
-  const targets = [];
-  for (const c of COLLECTIONS) {
-    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      const body = method === 'POST' ? c.body : method === 'DELETE' ? [1] : [{ id: 1, ...c.body }];
-      targets.push({ method, path: c.path, body });
-    }
-    for (const method of ['PUT', 'PATCH', 'DELETE', 'POST']) {
-      targets.push({ method, path: `${c.path}/1`, body: method === 'DELETE' ? undefined : c.body });
-    }
-  }
-  for (const action of ['adjust_price', 'toggle_is_discounted']) {
-    for (const method of ['PATCH', 'POST', 'PUT']) {
-      targets.push({ method, path: `/api/demo/marbles/1/${action}`, body: { price: '42.5' } });
-    }
-  }
-  const variants = [
-    (p) => p,
-    (p) => `${p}.json`,
-    (p) => `${p}.xml`,
-    (p) => `${p}.html`,
-    (p) => `${p}/`,
-    (p) => p.replace('/api/', '//api/').replace(/\/(\d+)/, '//$1'),
-    (p) => p.replace('/api/', '/%61pi/').replace(/\/demo\/m/, '/demo/%6D'),
-    (p) => `${p}?format=json`,
-    (p) => `${p}?format=xml`,
-  ];
-  const spellings = [(m) => m, (m) => m.toLowerCase(), (m) => m[0] + m.slice(1).toLowerCase()];
-  const auths = [
-    {},
-    { Authorization: 'Bearer wrong-token' },
-    { Authorization: `Bearer ${TOKEN.slice(0, -1)}` },
-    { Authorization: `Baerer ${TOKEN}` },
-    { Authorization: `Bearer${TOKEN}` },
-    { Authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` },
-  ];
-  const attempts = [];
-  for (const t of targets) {
-    for (const variant of variants) {
-      for (const spell of spellings) {
-        for (const auth of auths) {
-          attempts.push({
-            method: spell(t.method),
-            target: variant(t.path),
-            headers: auth,
-            body: t.body,
-          });
-        }
-      }
-    }
-  }
-  // A read that asks to be a write: a method override must not turn it into one.
-  for (const c of COLLECTIONS) {
-    for (const auth of auths) {
-      attempts.push({ method: 'GET', target: `${c.path}/1?_method=DELETE`, headers: auth });
-      attempts.push({
-        method: 'POST',
-        target: `${c.path}/1`,
-        headers: { ...auth, 'X-HTTP-Method-Override': 'DELETE' },
-      });
-    }
-  }
-  return attempts;
-}
-
-async function tableChecksums(db) {
-  const tables = (await db.query(`SHOW TABLES FROM \`${DB}\``)).map((r) => Object.values(r)[0]);
-  const sums = await db.query(
-    `CHECKSUM TABLE ${tables.map((t) => `\`${DB}\`.\`${t}\``).join(', ')} EXTENDED`,
-  );
-  return new Map(sums.map((r) => [r.Table, String(r.Checksum)]));
-}
-
-async function tokenChecks(port, db) {
-  const before = await tableChecksums(db);
-  const attempts = tokenAttempts();
-  const statuses = {};
-  let accepted = 0;
-  await pool(attempts, 8, async (a) => {
-    const status = await raw(port, a.method, a.target, a.headers, a.body);
-    statuses[status] = (statuses[status] ?? 0) + 1;
-    // A GET that asks to be a DELETE stays a read: its 200 is fine, the checksums tell.
-    if (status >= 200 && status < 300 && a.method !== 'GET') {
-      accepted++;
-      console.log(
-        `  ${status} without the token: ${a.method} ${a.target} ${JSON.stringify(a.headers)}`,
-      );
-    }
-  });
-  const after = await tableChecksums(db);
-  const changed = [...before].filter(([t, sum]) => after.get(t) !== sum).map(([t]) => t);
-  return { attempts: attempts.length, accepted, changed, statuses };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -458,6 +322,7 @@ async function main() {
   const port = lib.positiveInt('PROBE_PORT', 3120, 65535, 1024);
   const racers = lib.positiveInt('PROBE_RACERS', 40, 500, 2);
   const seconds = lib.positiveInt('PROBE_SECONDS', 30, 600, 10);
+  const lockSeconds = lib.positiveInt('PROBE_LOCK_SECONDS', 40, 600, 5);
   const mainScript = path.join(lib.ROOT, 'dist/main.js');
   if (!fs.existsSync(mainScript)) throw fail('dist/ is missing: run `npm run build` first');
   if (await lib.portInUse(port)) throw fail(`port ${port} is in use (PROBE_PORT picks another)`);
@@ -472,7 +337,7 @@ async function main() {
   process.on('exit', cleanUp);
   let ok = true;
   try {
-    db = await startServer(root, 'probe');
+    db = await startServer(root, 'probe', [`--innodb-lock-wait-timeout=${LOCK_WAIT_S}`]);
     await db.query(`CREATE DATABASE \`${DB}\` CHARACTER SET utf8mb4`);
     await db.query(`CREATE USER '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${DB_PASSWORD}'`);
     await db.query(`GRANT ALL ON \`${DB}\`.* TO '${DB_USER}'@'127.0.0.1'`);
@@ -499,12 +364,35 @@ async function main() {
     const races = await ifMatchRaces(port, racers);
 
     console.log('3. Token checks');
-    const tokens = await tokenChecks(port, db);
+    const tokens = await tokenChecks(port, db, { dbName: DB, token: TOKEN });
     console.log(`  statuses: ${JSON.stringify(tokens.statuses)}`);
 
     console.log('4. JSON flood (4 clients, 1 MB of nested `[`, 8 s each way)');
     const flood = await jsonFlood(port, 8);
-    console.log(`  flood answers: ${JSON.stringify(flood.floodStatuses)}\n`);
+    console.log(`  flood answers: ${JSON.stringify(flood.floodStatuses)}`);
+
+    console.log(
+      `5. Lock wait timeouts and killed queries (${lockSeconds} s, ` +
+        `innodb_lock_wait_timeout=${LOCK_WAIT_S}, then ${REUSE_WRITES} writes through the pool)`,
+    );
+    const locks = await lockChaos(port, db, {
+      dbName: DB,
+      dbUser: DB_USER,
+      auth: AUTH,
+      seconds: lockSeconds,
+      reuse: REUSE_WRITES,
+      service,
+    });
+    console.log(
+      `  answers: ${JSON.stringify(locks.answers)}` +
+        (Object.keys(locks.otherStatuses).length
+          ? ` (other: ${JSON.stringify(locks.otherStatuses)})`
+          : ''),
+    );
+    console.log(
+      `  locks held: ${JSON.stringify(locks.holds)}; KILL QUERY: ${JSON.stringify(locks.kills)}`,
+    );
+    console.log(`  the service logged: ${JSON.stringify(locks.logged)}\n`);
 
     const rows = [];
     const check = (what, figure, good) => {
@@ -517,6 +405,21 @@ async function main() {
       ack.created > 0,
     );
     check('Acknowledged writes lost', String(ack.lost), ack.lost === 0);
+    check(
+      'Unkeyed creates answered 503 "try again" / of them written',
+      `${ack.tryAgain} / ${ack.writtenTryAgain}`,
+      ack.writtenTryAgain === 0,
+    );
+    check(
+      'Unkeyed creates answered "may have been saved" or not at all / of them written',
+      `${ack.maybeSaved} / ${ack.maybeWritten}`,
+      true,
+    );
+    check(
+      'Keyed creates replayed after nothing but "try again"',
+      String(ack.replayedAfterTryAgain),
+      ack.replayedAfterTryAgain === 0,
+    );
     check(
       'Keys retried after a failure / duplicates',
       `${ack.retriedKeys} / ${ack.duplicates}` +
@@ -550,10 +453,14 @@ async function main() {
         `(${flood.floods} floods)`,
       flood.baseline.failed === 0 && flood.attacked.failed === 0,
     );
+    lockRows(locks, check);
     console.log(lib.table(['Check', 'Figure', 'Verdict'], rows));
     const load = os.loadavg().map((l) => l.toFixed(2));
     console.log(`Load average at the end: ${load.join(', ')} (${os.cpus().length} CPUs)`);
     if (ack.lost) console.log(`Lost: ${ack.lostNames.join(', ')}`);
+    if (ack.writtenTryAgain) {
+      console.log(`Written, answered "try again": ${ack.writtenTryAgainNames.join(', ')}`);
+    }
     if (tokens.changed.length) console.log(`Changed without the token: ${tokens.changed}`);
   } finally {
     if (service) await lib.stopChild(service);

@@ -17,8 +17,11 @@ export interface MariaDbServer {
 export function startPair(
   root: string,
 ): Promise<{ primary: MariaDbServer; replica: MariaDbServer }>;
-/** One server of its own, neither primary nor replica, answering as root through its socket. */
-export function startServer(root: string, name?: string): Promise<MariaDbServer>;
+/**
+ * One server of its own, neither primary nor replica, answering as root through its socket;
+ * `args`: more server options, also on a restart.
+ */
+export function startServer(root: string, name?: string, args?: string[]): Promise<MariaDbServer>;
 export function caughtUp(
   primary: MariaDbServer,
   replica: MariaDbServer,

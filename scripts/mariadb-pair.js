@@ -71,12 +71,14 @@ function serverArgs(server) {
   if (server.primary === true) args.push('--log-bin', '--binlog-format=ROW');
   else if (server.primary === false) args.push('--read-only', '--relay-log-recovery');
   if (process.getuid && process.getuid() === 0) args.push('--user=root');
-  return args;
+  return [...args, ...server.extraArgs];
 }
 
 class MariaDbServer {
-  constructor(root, name, serverId, primary, database) {
+  constructor(root, name, serverId, primary, database, extraArgs = []) {
     this.database = database;
+    /** More server options (e.g. `--innodb-lock-wait-timeout=2`), kept across restarts. */
+    this.extraArgs = extraArgs;
     this.name = name;
     this.serverId = serverId;
     this.primary = primary;
@@ -202,10 +204,11 @@ async function startPair(root, database = 'records') {
 
 /**
  * One server of its own, neither primary nor replica, started and answering as root through its
- * socket (`query`); `root` is a folder the caller owns and removes.
+ * socket (`query`); `root` is a folder the caller owns and removes. `args`: more server options,
+ * also on a restart.
  */
-async function startServer(root, name = 'server') {
-  const server = new MariaDbServer(root, name, 1, null, undefined);
+async function startServer(root, name = 'server', args = []) {
+  const server = new MariaDbServer(root, name, 1, null, undefined, args);
   install(server);
   await server.start();
   return server;

@@ -13,6 +13,11 @@
  * second Node line runs the service (CI's pass on the machine's Node; the full run is on the
  * image's line).
  *
+ * TEST_SCOPE=fixtures (`npm run test:fixtures`) runs the unit tests and the e2e suites, on SQLite
+ * and on MySQL when it answers, with EXTRA_COLLECTIONS=tags,notes: the fixture collections of
+ * test/fixtures/ added to the collections every test counts (no ops stages: they run the built
+ * service, which serves no fixture).
+ *
  * Then the operations stages: `npm run build` once, the `ops` Jest project (test/ops/, black-box
  * tests of `node dist/main.js`; the ones under test/ops/mysql/ get OPS_MYSQL_URL and run only when
  * MySQL was prepared, and are left out by path otherwise), and, with MySQL, the image's start
@@ -43,6 +48,9 @@ const {
 const mysqlUrl = process.env.TEST_MYSQL_URL || DEFAULT_TEST_MYSQL_URL;
 const requireMysql = process.env.CI === 'true' || process.env.REQUIRE_MYSQL === '1';
 const smoke = process.env.TEST_SCOPE === 'smoke';
+const fixtures = process.env.TEST_SCOPE === 'fixtures';
+/** The fixture collections of test/fixtures/, added to COLLECTIONS by the tests (test/sources.ts). */
+const FIXTURES_ENV = { EXTRA_COLLECTIONS: 'tags,notes' };
 const jestBin = require.resolve('jest/bin/jest');
 const extra = process.argv.slice(2);
 const outDir = mkdtempSync(join(tmpdir(), 'records-test-'));
@@ -127,15 +135,15 @@ async function main() {
     process.exit(1);
   }
   const results = [];
-  results.push(jest('unit', ['--selectProjects', 'unit']));
+  const scopeEnv = fixtures ? FIXTURES_ENV : {};
+  const suffix = fixtures ? ` with ${FIXTURES_ENV.EXTRA_COLLECTIONS}` : '';
+  results.push(jest(`unit${suffix}`, ['--selectProjects', 'unit'], scopeEnv));
   // Suites under test/e2e/mysql/ need a MySQL server of their own making (a proxy in front of it).
   results.push(
     jest(
-      'e2e on SQLite',
+      `e2e on SQLite${suffix}`,
       ['--selectProjects', 'e2e', '--runInBand', '--testPathIgnorePatterns', '/e2e/mysql/'],
-      {
-        TEST_DATABASE: 'sqlite',
-      },
+      { TEST_DATABASE: 'sqlite', ...scopeEnv },
     ),
   );
 
@@ -151,12 +159,14 @@ async function main() {
     if (requireMysql) results.push({ name: 'e2e on MySQL', ok: false, passed: 0, failed: 1 });
   } else {
     results.push(
-      jest('e2e on MySQL', ['--selectProjects', 'e2e', '--runInBand'], {
+      jest(`e2e on MySQL${suffix}`, ['--selectProjects', 'e2e', '--runInBand'], {
         TEST_DATABASE: 'mysql',
         TEST_MYSQL_URL: mysqlUrl,
+        ...scopeEnv,
       }),
     );
   }
+  if (fixtures) summarize(results, [mysqlNote]);
 
   // The server URL (no database): ops suites and the start sequence create databases of their own.
   const opsEnv = mysqlProblem ? {} : { OPS_MYSQL_URL: serverOf(mysqlUrl) };

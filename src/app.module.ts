@@ -151,6 +151,7 @@ export class AppModule {
         EventsModule.forRoot(
           config.events,
           collections.map((c) => c.declaration),
+          { livePages: config.browsableApi && !config.auth.readsRequired },
         ),
         ...collections.map((c) => c.module),
       ],

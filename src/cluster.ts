@@ -2,7 +2,9 @@ import cluster, { Worker } from 'node:cluster';
 import { Logger } from 'pino';
 
 /**
- * The primary process of `WEB_CONCURRENCY` workers (node:cluster), which share the port. The
+ * The primary process of `WEB_CONCURRENCY` workers (node:cluster), which share the port: the
+ * primary opens the listening socket and every worker accepts from it (SCHED_NONE), so the
+ * primary never holds a connection on a worker's behalf (see docs/operations.md, "Workers"). The
  * first worker starts alone, so migrations and the demo data run once, and the others start once
  * it listens. A worker that fails before it listens stops the service (exit 1); one that dies
  * later is replaced. SIGTERM and SIGINT are passed to every worker, each drains its requests as a
@@ -12,6 +14,11 @@ export function supervise(workers: number, logger: Logger): void {
   let stopping = false;
   let failed = false;
   const listening = new WeakSet<Worker>();
+  // Round-robin (node:cluster's default) has the primary accept each connection and pass it to a
+  // worker; one passed to a worker that dies before taking it is never closed by the primary
+  // (Node 20 and 26 alike), and its client waits in silence. Set before the first fork, which
+  // freezes it; NODE_CLUSTER_SCHED_POLICY is overridden.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
 
   const start = () => {
     const worker = cluster.fork();

@@ -5,6 +5,10 @@
  * database, leave TypeORM nothing to change against the entities derived from the declarations.
  * The collection lists it in its `migrations`. A command of its own, like seed.ts: it names the
  * application's collections; src/database/migration-writer.ts does the writing.
+ *
+ * With `EXTRA_COLLECTIONS=tags,notes` it counts the tests' fixture collections too (their
+ * migrations are generated so: `EXTRA_COLLECTIONS=tags npm run migration:generate --
+ * test/fixtures/tags`); it reads them from the sources' test/fixtures/, as only a checkout has them.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
@@ -103,7 +107,10 @@ if (require.main === module) {
     );
     process.exit(2);
   }
-  generateMigration(join(process.cwd(), folder)).then(
+  const extras: readonly Collection[] = process.env.EXTRA_COLLECTIONS
+    ? require(resolve(__dirname, '..', 'test', 'fixtures')).extraCollections()
+    : [];
+  generateMigration(join(process.cwd(), folder), [...COLLECTIONS, ...extras]).then(
     (file) => console.log(`Wrote ${relative(process.cwd(), file)}.`),
     (error: Error) => {
       console.error(error.message);

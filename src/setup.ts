@@ -17,7 +17,7 @@ import { serveAssets } from './rest/http/browsable/html-assets';
 import { BrowsablePages } from './rest/http/browsable/html-page';
 import { negotiateFormat } from './rest/http/request/format';
 import { checkHost } from './rest/http/request/public-origin';
-import { readRequestTarget } from './rest/http/request/request-target';
+import { readRequestTarget, takeOriginForm } from './rest/http/request/request-target';
 import { readYourWrites } from './rest/http/request/read-your-writes';
 import { AccessControl } from './rest/http/auth/access-control';
 import { describeAccess } from './rest/http/auth/openapi-security';
@@ -63,7 +63,9 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.use(accessLog(config, observability));
   const negotiate = negotiateFormat({ browsable: config.browsableApi });
   // Before anything reads the path or Host: an absolute-form request line becomes origin-form,
-  // its authority the Host; another request target, or two Host headers, is 400.
+  // its authority the Host (on the server, before Express: takeOriginForm says why); another
+  // request target, or two Host headers, is 400.
+  takeOriginForm(app.getHttpServer());
   app.use(readRequestTarget(negotiate));
   // Before format negotiation: always the Prometheus text format, whatever Accept says. Closed
   // (401 to all) while any access control is on and no METRICS_TOKEN opens it.

@@ -3,10 +3,24 @@
  * re-exported here, so that when the sources move, the paths change in this file alone. (The unit
  * tests import the modules they test directly.)
  */
-export { AppModule, COLLECTION_NAMES } from '../src/app.module';
+import type { Collection } from '../src/database/collection';
+import { COLLECTIONS as APP_COLLECTIONS } from '../src/collections';
+import { extraCollections } from './fixtures';
+
+export { AppModule } from '../src/app.module';
 export { migrationsOf } from '../src/database/collection';
 export type { Collection } from '../src/database/collection';
-export { COLLECTIONS } from '../src/collections';
+export { APP_COLLECTIONS };
+export { FIXTURE_COLLECTIONS } from './fixtures';
+
+/**
+ * What the suites serve and count: the application's collections, then the fixture collections
+ * EXTRA_COLLECTIONS names (test/fixtures/index.ts; `npm run test:fixtures`).
+ */
+export const COLLECTIONS: readonly Collection[] = [...APP_COLLECTIONS, ...extraCollections()];
+
+/** Their names (PAGE_TOTAL_COUNT_<NAME> takes them). */
+export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
 export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
 export { MIGRATIONS, dataSourceOptions } from '../src/database/data-source-options';

@@ -337,6 +337,10 @@ export function loadConfig(
       pageTotalCountOf[collection] = flag(value);
     }
   }
+  if (env.EXTRA_COLLECTIONS) {
+    // The tests' fixture collections (test/fixtures/): only the tests' own process serves them.
+    problems.push('EXTRA_COLLECTIONS is for the tests only (npm run test:fixtures): unset it');
+  }
   const prettyAvailable = canLoad('pino-pretty');
   if (vars.LOG_FORMAT === 'pretty' && !prettyAvailable) {
     problems.push('LOG_FORMAT pretty needs the pino-pretty package, a development dependency');

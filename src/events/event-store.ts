@@ -63,6 +63,29 @@ export class EventStore {
   }
 
   /**
+   * The highest outbox id among the committed events that have no position yet, or undefined
+   * when every committed event has one.
+   */
+  async unpositioned(): Promise<number | undefined> {
+    const [row] = await this.read(
+      `SELECT MAX(${this.q('id')}) AS id FROM ${this.q('record_events')}` +
+        ` WHERE ${this.q('position')} IS NULL`,
+      [],
+    );
+    return row?.id === null || row?.id === undefined ? undefined : Number(row.id);
+  }
+
+  /** Whether an event with an outbox id up to `id` still waits for its position. */
+  async waiting(id: number): Promise<boolean> {
+    const rows = await this.read(
+      `SELECT ${this.q('id')} FROM ${this.q('record_events')}` +
+        ` WHERE ${this.q('position')} IS NULL AND ${this.q('id')} <= ? LIMIT 1`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /**
    * The events with a position in (after, through], in order, at most `limit`, of `collections`
    * only when given.
    */

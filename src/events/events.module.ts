@@ -22,6 +22,7 @@ import { EventHub, HubOptions } from './event-hub';
 import { EventStore } from './event-store';
 import { EventsController, collectionEventsController } from './events.controller';
 import { EventSequencerRow, RecordEvent } from './record-event.entity';
+import { livePages } from './live-pages';
 import { rememberRequest } from './request-context';
 import { Sequencer, SequencerOptions } from './sequencer';
 
@@ -43,6 +44,10 @@ const EVENTS_OPTIONS = Symbol('EVENTS_OPTIONS');
 interface EventsOptions {
   config: EventsConfig;
   timing: EventTiming;
+  /** The collections served. */
+  collections: readonly ResourceDefinition[];
+  /** Whether the browsable pages get their live notice (livePages). */
+  livePages: boolean;
 }
 
 /** The parts of the feed on one instance, started and stopped together. */
@@ -87,12 +92,21 @@ export class EventsModule
     private readonly runtime: EventsRuntime,
   ) {}
 
+  /**
+   * `livePages`: the browsable pages are served and readable without a token, so the live notice
+   * of list and record pages can stream the feed (an EventSource sends no Authorization header).
+   */
   static forRoot(
     config: EventsConfig,
     collections: readonly ResourceDefinition[],
-    timing: Partial<EventTiming> = {},
+    { livePages = false, timing = {} }: { livePages?: boolean; timing?: Partial<EventTiming> } = {},
   ): DynamicModule {
-    const options: EventsOptions = { config, timing: { ...DEFAULT_TIMING, ...timing } };
+    const options: EventsOptions = {
+      config,
+      timing: { ...DEFAULT_TIMING, ...timing },
+      collections,
+      livePages,
+    };
     const names = collections.map((c) => c.plural);
     return {
       module: EventsModule,
@@ -120,7 +134,11 @@ export class EventsModule
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    if (this.options.config.enabled) consumer.apply(rememberRequest).forRoutes('{*path}');
+    if (!this.options.config.enabled) return;
+    consumer.apply(rememberRequest).forRoutes('{*path}');
+    if (this.options.livePages) {
+      consumer.apply(livePages(this.runtime.store, this.options.collections)).forRoutes('{*path}');
+    }
   }
 
   onApplicationBootstrap(): void {

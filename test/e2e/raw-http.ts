@@ -1,7 +1,7 @@
 /**
  * Requests supertest cannot send (an absolute-form request line, two Host headers, `*`): written
  * on a socket byte for byte, the answer read back whole. The app is served by a server of its own
- * on 127.0.0.1 (an ephemeral port), with the application's Express handler, so supertest's
+ * on 127.0.0.1 (an ephemeral port), with the request listeners of the application's server, so supertest's
  * requests and these never share a listener.
  *
  *     const raw = useRawHttp(t);
@@ -32,7 +32,11 @@ export function useRawHttp(t: TestApp): RawHttp {
   let server: Server | undefined;
   let port = 0;
   beforeAll(async () => {
-    server = createServer(t.app.getHttpAdapter().getInstance());
+    // The application's request listeners, as its own server has them (the request target is
+    // made origin-form there, in front of Express).
+    server = createServer();
+    for (const listener of t.app.getHttpServer().listeners('request'))
+      server.on('request', listener as (...args: unknown[]) => void);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   }, HOOK_TIMEOUT);

@@ -1,6 +1,6 @@
 /**
  * Comparing the entities with the schema the migrations created (test/e2e/schema-drift.e2e-spec.ts,
- * and the books fixture's suite for its own migration).
+ * and the fixture collections' suite for their own migrations).
  */
 import { DataSource, DataSourceOptions, EntityMetadata, QueryRunner } from 'typeorm';
 import type { TestApp } from './harness';

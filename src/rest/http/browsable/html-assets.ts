@@ -16,10 +16,11 @@ const FILES: [keyof PageAssets, string, string][] = [
   ['script', 'browsable.js', 'text/javascript; charset=utf-8'],
   ['style', 'browsable.css', 'text/css; charset=utf-8'],
   ['icon', 'favicon.svg', 'image/svg+xml'],
+  ['live', 'live.js', 'text/javascript; charset=utf-8'],
 ];
 
 /**
- * The page's script, stylesheet and icon, read and hashed once at start: each is served under a
+ * The page's scripts, stylesheet and icon, read and hashed once at start: each is served under a
  * name that carries its content's hash (`/assets/browsable.3f2a9c1b0d.js`), so it can be cached
  * for a year and a new version is a new URL.
  */

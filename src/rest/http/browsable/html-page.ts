@@ -3,6 +3,7 @@ import { ScalarType } from '../../core/fields';
 import { HtmlRequest, PageRequest, RecordAction } from './html-pages';
 import { ResourceDefinition, perResource } from '../../core/resource';
 import { ASSET_URLS } from './html-assets';
+import { LIVE_FEED, LiveFeed } from './html-live';
 
 interface Operation {
   summary?: string;
@@ -97,5 +98,6 @@ export function pageRequest(req: Request): PageRequest {
     assets: ASSET_URLS,
     resource,
     actions: resource ? pages.actionsOf(resource) : undefined,
+    live: res.locals[LIVE_FEED] as LiveFeed | undefined,
   };
 }

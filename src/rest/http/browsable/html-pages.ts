@@ -13,6 +13,7 @@ import { Field, ScalarField, ScalarType } from '../../core/fields';
 import { words } from '../../core/names';
 import { Page } from '../../core/paginator';
 import { ResourceDefinition, perResource } from '../../core/resource';
+import { LiveFeed, liveNotice } from './html-live';
 import { Html, href, isSafeUrl, join, markup } from './html-template';
 
 /** The static files of the page, under their content-hashed URLs. */
@@ -20,6 +21,8 @@ export interface PageAssets {
   script: string;
   style: string;
   icon: string;
+  /** The live notice's script (html-live.ts). */
+  live: string;
 }
 
 /** A record action of a collection (`PATCH /:id/<name>`), as its route describes it. */
@@ -53,6 +56,8 @@ export interface PageContext {
   assets: PageAssets;
   /** The collection's record actions (on record pages). */
   actions?: readonly RecordAction[];
+  /** The feed the page's live notice listens to, when it has one. */
+  live?: LiveFeed;
 }
 
 /** What the page needs of the request beyond what every renderer gets, from the HTTP layer. */
@@ -209,6 +214,7 @@ function layout(
           <h1>${ctx.title}</h1>
           ${ctx.description ? markup`<p class="description">${ctx.description}</p>` : undefined}
           <p id="flash" class="flash" role="status" aria-live="polite"></p>
+          ${liveNotice(ctx.live, ctx.status, ctx.assets.live)}
           <section class="request" aria-labelledby="request-h">
             <h2 id="request-h">Request and response</h2>
             <p><code class="request-line">${requestLine}</code></p>

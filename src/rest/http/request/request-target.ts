@@ -14,6 +14,7 @@
  * Node's parser refuses the worst itself (`GET foo`, no Host in HTTP/1.1) with a bare 400 before
  * the application sees the request.
  */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { METHODS } from '../response/methods';
 import { printable, sendError } from '../response/respond';
@@ -22,6 +23,35 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 
 /** `scheme://authority` then the path and query (no fragment: a `#` anywhere makes it invalid). */
 const ABSOLUTE = /^https?:\/\/([^/?#]*)([^#]*)$/i;
+
+/**
+ * The absolute-form of a request made origin-form before Express routes it: its router takes
+ * the scheme and authority of `req.url` once, as the request arrives, and puts them back in
+ * front of the path after every middleware mounted on a path, so a middleware that rewrote
+ * `req.url` would have its rewrite undone (and the query cut off). Installed on the server, in
+ * front of its request listeners (the application); what is not a valid absolute form is left
+ * for `readRequestTarget` to refuse in the negotiated format.
+ */
+export function takeOriginForm(server: Server): void {
+  const listeners = server.listeners('request') as ((...args: unknown[]) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    toOriginForm(req);
+    for (const listener of listeners) listener.call(server, req, res);
+  });
+}
+
+/** Rewrites a valid absolute-form target in place; anything else is left as it came. */
+function toOriginForm(req: IncomingMessage): void {
+  const url = req.url ?? '';
+  if (url.charCodeAt(0) === 0x2f /* / */) return;
+  const absolute = ABSOLUTE.exec(url);
+  const authority = absolute?.[1];
+  if (!absolute || !authority || authority.includes('@')) return;
+  const rest = absolute[2];
+  req.headers.host = authority;
+  req.url = rest.startsWith('/') ? rest : `/${rest}`;
+}
 
 /**
  * Express middleware, before anything that reads the path or Host. `negotiate` is format
@@ -45,21 +75,13 @@ export function readRequestTarget(negotiate: Middleware): Middleware {
       res.status(204).end();
       return;
     }
-    const absolute = ABSOLUTE.exec(url);
-    const authority = absolute?.[1];
-    if (!absolute || !authority || authority.includes('@')) {
-      return refuse(
-        req,
-        res,
-        `Request target "${printable(url)}" is neither a path nor an http(s) URL.`,
-      );
-    }
-    const rest = absolute[2];
-    const path = rest.startsWith('/') ? rest : `/${rest}`;
-    req.headers.host = authority;
-    req.url = path;
-    req.originalUrl = path;
-    next();
+    // A valid absolute form was made origin-form on the server (takeOriginForm): what is left
+    // here is not one.
+    return refuse(
+      req,
+      res,
+      `Request target "${printable(url)}" is neither a path nor an http(s) URL.`,
+    );
   };
 }
 

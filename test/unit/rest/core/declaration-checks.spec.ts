@@ -17,7 +17,7 @@ import {
   defineResource,
 } from '../../../../src/rest/core/resource';
 
-/** The README's books, with every example its routes need. */
+/** A books collection, with every example its routes need. */
 function books(change: (d: ResourceDeclaration) => void = () => undefined): ResourceDeclaration {
   const declaration: ResourceDeclaration = {
     path: '/api/demo/books',

@@ -126,7 +126,12 @@ describe('the pages', () => {
       asked: 'accept',
       title: 'Show a marble',
       token: false,
-      assets: { script: '/assets/a.js', style: '/assets/a.css', icon: '/assets/a.svg' },
+      assets: {
+        script: '/assets/a.js',
+        style: '/assets/a.css',
+        icon: '/assets/a.svg',
+        live: '/assets/l.js',
+      },
       resource: MARBLES,
       actions: [
         {
