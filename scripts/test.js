@@ -26,6 +26,9 @@
  * The read-replica suite (test/ops/replicas/) starts MariaDB servers and nginx of its own: it needs
  * the binaries mariadbd, mariadb-install-db and nginx, and is reported as not run without them (a
  * failure under CI=true).
+ * The Galera suite (test/ops/galera/) starts a three-node cluster of its own
+ * (scripts/galera-cluster.js): it needs mariadb-server, galera-4 and rsync, and is reported as not
+ * run without them (a failure under CI=true).
  * The browser test of /api/docs needs Chromium (CHROMIUM_PATH, default /usr/bin/chromium); without
  * it, it is reported as not run, and is a failure under CI=true.
  */
@@ -175,6 +178,8 @@ async function main() {
   const { findBinary } = require('./mariadb-pair');
   const replicaTools = ['mariadbd', 'mariadb-install-db', 'nginx'].filter((b) => !findBinary(b));
   let replicaNote;
+  const galeraTools = require('./galera-cluster').missing();
+  let galeraNote;
 
   let started = Date.now();
   if (build()) {
@@ -193,6 +198,11 @@ async function main() {
       replicaNote = `The read-replica suite (test/ops/replicas/) DID NOT RUN: ${replicaTools.join(', ')} not installed (apt-get install mariadb-server nginx).`;
       if (requireMysql) results.push({ name: 'replica suite', ok: false, passed: 0, failed: 1 });
     }
+    if (galeraTools.length) {
+      ignored.push('/ops/galera/');
+      galeraNote = `The Galera suite (test/ops/galera/) DID NOT RUN: ${galeraTools.join(', ')} not installed (apt-get install mariadb-server galera-4 rsync).`;
+      if (requireMysql) results.push({ name: 'Galera suite', ok: false, passed: 0, failed: 1 });
+    }
     if (ignored.length) opsArgs.push('--testPathIgnorePatterns', ...ignored);
     results.push(jest(mysqlProblem ? 'ops (without MySQL)' : 'ops', opsArgs, opsEnv));
     console.log(`--- ops took ${seconds(started)}`);
@@ -209,7 +219,7 @@ async function main() {
     console.log(`--- start sequence took ${seconds(started)}`);
   }
 
-  summarize(results, [mysqlNote, replicaNote, browserNote]);
+  summarize(results, [mysqlNote, replicaNote, galeraNote, browserNote]);
 }
 
 /** The summary of every stage, and the notes of what did not run; exits with the verdict. */

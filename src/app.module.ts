@@ -18,7 +18,7 @@ import { ObservabilityModule } from './observability/observability.module';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 import { AccessModule } from './rest/http/access.module';
-import { ReplicaStatus } from './rest/sql/sql-database';
+import { ClusterNodeStatus, ReplicaStatus } from './rest/sql/sql-database';
 import { entitiesOf } from './rest/sql/tables';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
@@ -36,6 +36,23 @@ function logReplicaChange(now: ReplicaStatus, before: ReplicaStatus): void {
     ` (was ${before.state})`;
   if (now.in_rotation) logger.log(message);
   else logger.warn(message);
+}
+
+/** How often every process checks each node of a Galera cluster, and how long a node may take. */
+const CLUSTER_CHECK_EVERY_MS = 1000;
+const CLUSTER_CHECK_TIMEOUT_MS = 2000;
+
+/** One line per move of the writes: a warning when a node failed, information otherwise. */
+function logFailover(
+  from: ClusterNodeStatus | undefined,
+  to: ClusterNodeStatus | undefined,
+  reason: string,
+): void {
+  const logger = new Logger('Cluster');
+  const where = (node: ClusterNodeStatus) => `${node.name} (${node.url})`;
+  if (!to) logger.error(`writes have no node: ${reason}`);
+  else if (!from) logger.log(`writes go through ${where(to)}: ${reason}`);
+  else logger.warn(`writes moved from ${where(from)} to ${where(to)}: ${reason}`);
 }
 
 @Module({})
@@ -74,7 +91,12 @@ export class AppModule {
             toRetry: () => false,
           }),
           dataSourceFactory: (options) =>
-            connectDatabase(options!, describeDatabase(config.database)),
+            connectDatabase(
+              options!,
+              describeDatabase(config.database),
+              undefined,
+              config.database.type === 'mysql' ? (config.database.nodes?.length ?? 1) : 1,
+            ),
         }),
         RestModule.forRoot({
           statementTimeoutMs: config.queryTimeoutMs,
@@ -83,6 +105,15 @@ export class AppModule {
             checkEveryMs: REPLICA_CHECK_EVERY_MS,
             onChange: logReplicaChange,
           },
+          cluster:
+            config.database.type === 'mysql' && config.database.nodes
+              ? {
+                  nodes: config.database.nodes,
+                  checkEveryMs: CLUSTER_CHECK_EVERY_MS,
+                  checkTimeoutMs: CLUSTER_CHECK_TIMEOUT_MS,
+                  onFailover: logFailover,
+                }
+              : undefined,
           idempotencyTtlMs: config.idempotencyTtlMs,
           requireIfMatch: config.requireIfMatch,
           strictQuery: config.strictQuery,

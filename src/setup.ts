@@ -109,8 +109,12 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   if (access) app.use(access.enforce());
   app.use(bodyParsers());
   if (observability.tracer) app.use(resumeSpan(observability.tracer));
-  // With read replicas: a client's reads go to the primary just after its writes.
-  if (config.replicas.urls.length > 0) app.use(readYourWrites(config.replicas.readAfterWrite));
+  // With read replicas: a client's reads go to the primary just after its writes. On a Galera
+  // cluster, the same with the writer (a node may apply a write a moment after another).
+  const cluster = config.database.type === 'mysql' && config.database.nodes !== undefined;
+  if (config.replicas.urls.length > 0 || cluster) {
+    app.use(readYourWrites(config.replicas.readAfterWrite));
+  }
 
   const collections = app.get<readonly Collection[]>(APP_COLLECTIONS);
   const document = app.get(ApiDocs).build({

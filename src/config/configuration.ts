@@ -6,8 +6,13 @@
 import { plainToInstance } from 'class-transformer';
 import { IsIn, IsOptional, Matches, validateSync } from 'class-validator';
 
+/**
+ * A MySQL database: `url` names one server; with several hosts in DATABASE_URL (a Galera
+ * cluster), `nodes` holds one URL per node in the order given, and `url` is the first.
+ */
 export type DatabaseConfig =
-  { type: 'sqlite'; path: string } | { type: 'mysql'; url: string; database: string };
+  | { type: 'sqlite'; path: string }
+  | { type: 'mysql'; url: string; database: string; nodes?: string[] };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -378,6 +383,14 @@ export function loadConfig(
   if (replicaUrls.length > 0 && typeof database !== 'string' && database.type !== 'mysql') {
     problems.push('DATABASE_REPLICA_URLS needs a MySQL DATABASE_URL (replicas of its primary)');
   }
+  if (replicaUrls.length > 0 && typeof database !== 'string' && database.type === 'mysql') {
+    if (database.nodes) {
+      problems.push(
+        'DATABASE_REPLICA_URLS cannot be used with several nodes in DATABASE_URL (on a Galera ' +
+          'cluster every node serves reads already)',
+      );
+    }
+  }
   replicaUrls.forEach((raw, index) => {
     const replica = parseDatabaseUrl(raw);
     if (typeof replica === 'string') {
@@ -536,8 +549,31 @@ function flag(raw: string): boolean {
   return /^(true|1|yes|on)$/i.test(raw);
 }
 
+/**
+ * `scheme://userinfo@host1:port,host2:port/rest` (the libpq style of several hosts): the scheme,
+ * what comes before the hosts, the hosts, and what follows them.
+ */
+const MULTI_HOST = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*@)?([^/?#]*,[^/?#]*)(.*)$/i;
+
 /** The database a URL names, or a sentence saying what is wrong with it. */
 export function parseDatabaseUrl(raw: string): DatabaseConfig | string {
+  const multi = MULTI_HOST.exec(raw);
+  if (multi) {
+    const [, scheme, userinfo = '', hosts, rest] = multi;
+    const urls = hosts.split(',').map((host) => `${scheme}${userinfo}${host.trim()}${rest}`);
+    const nodes: string[] = [];
+    for (const [index, url] of urls.entries()) {
+      const host = hosts.split(',')[index].trim();
+      if (!host) return `has an empty host in its list (node ${index + 1})`;
+      const node = parseDatabaseUrl(url);
+      if (typeof node === 'string') return `node ${index + 1} (${host}) ${node}`;
+      if (node.type !== 'mysql') return 'may name several hosts for MySQL only';
+      if (nodes.includes(node.url)) return `names ${host} twice`;
+      nodes.push(node.url);
+    }
+    const first = parseDatabaseUrl(urls[0]) as Extract<DatabaseConfig, { type: 'mysql' }>;
+    return { ...first, nodes };
+  }
   if (raw.startsWith('sqlite:')) {
     const path = raw.slice('sqlite:'.length).replace(/^\/\//, '');
     return path ? { type: 'sqlite', path } : 'must name a file: sqlite:path/to/file.sqlite';
@@ -569,5 +605,7 @@ function redact(raw: string): string {
 
 /** The database for a log line: the URL without its password. */
 export function describeDatabase(database: DatabaseConfig): string {
-  return database.type === 'sqlite' ? `sqlite:${database.path}` : redact(database.url);
+  if (database.type === 'sqlite') return `sqlite:${database.path}`;
+  if (database.nodes) return database.nodes.map(redact).join(' ');
+  return redact(database.url);
 }

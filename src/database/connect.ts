@@ -33,6 +33,24 @@ export class DatabaseStartError extends Error {}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `openDatabase` through the first node that answers; a node's transient failure is logged. */
+async function firstNode(
+  options: DataSourceOptions,
+  nodes: number,
+  logger: Logger,
+): Promise<DataSource> {
+  for (let index = 0; ; index++) {
+    try {
+      return await openDatabase(withMasterAt(options, index));
+    } catch (error) {
+      if (index + 1 >= nodes || !TRANSIENT.has(errorCode(error))) throw error;
+      logger.warn(
+        `node ${index + 1} of DATABASE_URL unreachable (${reasonOf(error)}); trying the next`,
+      );
+    }
+  }
+}
+
 function reasonOf(error: unknown): string {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
@@ -40,20 +58,48 @@ function reasonOf(error: unknown): string {
   return !code || message.includes(code) ? message : `${code}: ${message}`;
 }
 
+/** TypeORM's `replication` option, as data-source-options.ts writes it. */
+interface Replication {
+  master: { url: string };
+  slaves: { url: string }[];
+}
+
+/**
+ * The options with the `index`-th node of a cluster as TypeORM's MASTER (the one it migrates
+ * on), the others as its SLAVEs, each URL kept (rest/sql/galera.ts finds the nodes by URL).
+ */
+export function withMasterAt(options: DataSourceOptions, index: number): DataSourceOptions {
+  const { replication } = options as { replication?: Replication };
+  if (!replication || index === 0) return options;
+  const urls = [replication.master.url, ...replication.slaves.map((s) => s.url)];
+  return {
+    ...options,
+    replication: {
+      ...replication,
+      master: { url: urls[index] },
+      slaves: urls.filter((_, i) => i !== index).map((url) => ({ url })),
+    },
+  } as DataSourceOptions;
+}
+
 /**
  * `openDatabase` (connect, migrate) for the service's start: a transient failure is retried with
  * growing pauses, one warning line per attempt; a permanent one, or a transient one that lasts a
  * minute, is a DatabaseStartError naming DATABASE_URL (shown as `shown`, without its password).
+ * `nodes`: the nodes of a cluster, tried in the order of the list within each attempt, so the
+ * service starts while the first is down (it connects and migrates through the first that
+ * answers).
  */
 export async function connectDatabase(
   options: DataSourceOptions,
   shown: string,
   logger = new Logger('Database'),
+  nodes = 1,
 ): Promise<DataSource> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await openDatabase(options);
+      return await firstNode(options, nodes, logger);
     } catch (error) {
       const reason = reasonOf(error);
       const wait = Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), LONGEST_PAUSE_MS);

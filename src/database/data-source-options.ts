@@ -71,8 +71,20 @@ export function dataSourceOptions(
   // serves writes, transactions, migrations and the schema lock; rest/sql/replicas.ts picks a
   // replica's for each read. A server that fails is never dropped from the cluster nor retried
   // there: the service's own health checks decide where reads go.
-  const servers =
-    replicaUrls.length > 0
+  // With several nodes (a Galera cluster), the same: a pool per node, the first node's as
+  // TypeORM's MASTER (connectDatabase may start on another: nodesFrom); rest/sql/galera.ts
+  // decides where the service's writes and reads go.
+  const [first, ...others] = database.nodes ?? [];
+  const servers = first
+    ? {
+        replication: {
+          master: { url: first },
+          slaves: others.map((url) => ({ url })),
+          canRetry: false,
+          removeNodeErrorCount: Infinity,
+        },
+      }
+    : replicaUrls.length > 0
       ? {
           replication: {
             master: { url: database.url },

@@ -18,7 +18,7 @@ import { AppConfig } from '../config/configuration';
 import { ApiError } from '../rest/http/response/api-error';
 import { PlainOperation } from '../rest/http/openapi/openapi';
 import { Schema } from '../rest/http/openapi/openapi-schemas';
-import { SqlDatabase } from '../rest/sql/sql-database';
+import { ClusterStatus, SqlDatabase } from '../rest/sql/sql-database';
 import { RateLimiter } from '../rest/http/rate-limit/rate-limiter';
 
 const TAG = { name: 'health', description: 'Probes for a load balancer or an orchestrator.' };
@@ -69,6 +69,20 @@ export class HealthController {
     if (!this.detailsToken) return false;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     return !!match && timingSafeEqual(digest(match[1]), this.detailsToken);
+  }
+
+  /**
+   * On a Galera cluster the database is up while some node may take writes (TypeORM's own ping
+   * would ask the one node it connected to at the start). The nodes and the writer are told
+   * beside it, to those allowed to see them; others get the counts.
+   */
+  private clusterCheck(cluster: ClusterStatus, details: boolean) {
+    const synced = cluster.nodes.filter((n) => n.state === 'synced').length;
+    const shown = details
+      ? { writer: cluster.writer, nodes: cluster.nodes }
+      : { synced, nodes: cluster.nodes.length };
+    const database = this.indicators.check('database');
+    return cluster.writer ? database.up({ cluster: shown }) : database.down({ cluster: shown });
   }
 
   /** The process is up and serving. */
@@ -122,8 +136,11 @@ export class HealthController {
   })
   async ready(@Headers('authorization') authorization?: string) {
     if (this.lifecycle.draining) throw new ApiError(503, 'The service is shutting down.');
+    const cluster = this.sql.clusterStatus?.();
     const checks: HealthIndicatorFunction[] = [
-      () => this.database.pingCheck('database', { timeout: 2000 }),
+      cluster
+        ? () => this.clusterCheck(cluster, this.showDetails(authorization))
+        : () => this.database.pingCheck('database', { timeout: 2000 }),
     ];
     const replicas = this.sql.replicaStatuses?.() ?? [];
     if (replicas.length > 0) {

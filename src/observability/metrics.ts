@@ -11,8 +11,8 @@
  * own; the gauges are prom-client's, read only when /metrics is scraped.
  */
 import type { Request } from 'express';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { SqlObserver, StatementKind } from '../rest/sql/sql-database';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { ClusterStatus, SqlObserver, StatementKind } from '../rest/sql/sql-database';
 
 /** The `route` label of a request that matched no route (404, or answered before routing). */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -203,6 +203,44 @@ export class Metrics {
   /** A connection pool to report under `pool="<name>"` (`primary`; replicas by their names). */
   addPool(name: string, stats: () => PoolStats): void {
     this.pools.set(name, stats);
+  }
+
+  /**
+   * A Galera cluster (rest/sql/galera.ts), read when scraped: `db_cluster_failovers_total`, the
+   * times writes moved away from each node, `db_cluster_conflict_retries_total`, the transactions
+   * each refused for a conflict and that were run again, and `db_cluster_writer`, 1 for the node
+   * writes go through now.
+   */
+  addCluster(status: () => ClusterStatus): void {
+    new Counter({
+      name: 'db_cluster_failovers_total',
+      help: 'Times writes moved away from a node of the cluster (it failed, or a node before it in the list came back).',
+      labelNames: ['node'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const node of status().nodes) this.inc({ node: node.name }, node.failovers);
+      },
+    });
+    new Counter({
+      name: 'db_cluster_conflict_retries_total',
+      help: 'Transactions a node of the cluster refused for a conflict (deadlock, failed certification) that were run again.',
+      labelNames: ['node'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const node of status().nodes) this.inc({ node: node.name }, node.conflict_retries);
+      },
+    });
+    new Gauge({
+      name: 'db_cluster_writer',
+      help: 'Whether writes go through this node of the cluster now (1) or not (0).',
+      labelNames: ['node'],
+      registers: [this.registry],
+      collect() {
+        for (const node of status().nodes) this.set({ node: node.name }, node.writer ? 1 : 0);
+      },
+    });
   }
 
   /** Counts a finished request: `route` is the Express route object when one matched. */

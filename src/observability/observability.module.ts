@@ -5,11 +5,13 @@ import {
   Injectable,
   Module,
   OnApplicationBootstrap,
+  Optional,
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
-import { SQL_OBSERVER } from '../rest/sql/sql-database';
+import { SQL_OBSERVER, SqlDatabase } from '../rest/sql/sql-database';
+import { hidePassword } from '../rest/sql/replicas';
 import { PoolStats } from './metrics';
 import { Observability } from './observability';
 import { rootLogger } from './root-logger';
@@ -35,8 +37,21 @@ export function mysql2PoolStats(pool: unknown): (() => PoolStats) | undefined {
   };
 }
 
-/** The `pool` label of a PoolCluster node. */
-function poolName(id: string): string {
+/**
+ * The `pool` label of a PoolCluster node: with replicas, `primary` and `replica0`, …; on a
+ * Galera cluster, the node's name (`node1`, … in the order of DATABASE_URL), found by its URL.
+ */
+function poolName(id: string, dataSource: DataSource, sql?: SqlDatabase): string {
+  const cluster = sql?.clusterStatus?.();
+  if (cluster) {
+    const { replication } = dataSource.options as {
+      replication: { master: { url: string }; slaves: { url: string }[] };
+    };
+    const url =
+      id === 'MASTER' ? replication.master.url : replication.slaves[Number(id.slice(5))].url;
+    const node = cluster.nodes.find((n) => n.url === hidePassword(url));
+    if (node) return node.name;
+  }
   return id === 'MASTER' ? 'primary' : id.replace(/^SLAVE/, 'replica').toLowerCase();
 }
 
@@ -45,6 +60,7 @@ class ObservabilityHooks implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     private readonly observability: Observability,
     @Inject(DataSource) private readonly dataSource: DataSource,
+    @Optional() @Inject(SqlDatabase) private readonly sql?: SqlDatabase,
   ) {}
 
   /**
@@ -60,12 +76,17 @@ class ObservabilityHooks implements OnApplicationBootstrap, OnApplicationShutdow
       poolCluster?: { _nodes?: Record<string, { pool?: unknown }> };
     };
     const pools: [string, unknown][] = driver.poolCluster?._nodes
-      ? Object.entries(driver.poolCluster._nodes).map(([id, node]) => [poolName(id), node.pool])
+      ? Object.entries(driver.poolCluster._nodes).map(([id, node]) => [
+          poolName(id, this.dataSource, this.sql),
+          node.pool,
+        ])
       : [['primary', driver.pool]];
     for (const [name, pool] of pools) {
       const stats = mysql2PoolStats(pool);
       if (stats) metrics.addPool(name, stats);
     }
+    const sql = this.sql;
+    if (sql?.clusterStatus?.()) metrics.addCluster(() => sql.clusterStatus!()!);
   }
 
   /** Exports the spans still buffered. */

@@ -93,6 +93,12 @@ const SERVER_REFUSED = new Set([
   1135,
 ]);
 
+/**
+ * A Galera node out of the primary component (no quorum) or not ready: "WSREP has not yet
+ * prepared node for application use" (1047, ER_UNKNOWN_COM_ERROR), on every statement.
+ */
+SERVER_REFUSED.add(1047);
+
 /** The server ended the connection: shutting down (1053), killed by an operator (MariaDB 1927). */
 const CONNECTION_ENDED = new Set([1053, 1927]);
 
@@ -159,6 +165,18 @@ export function isContention(error: unknown): boolean {
     if (typeof code === 'string' && (CONTENTION.has(code) || code.startsWith('SQLITE_BUSY'))) {
       return true;
     }
+  }
+  return false;
+}
+
+/**
+ * Whether a transaction lost to a concurrent one: a deadlock (1213), which on a Galera cluster
+ * is also a write-set that failed certification against another node's (at any statement or at
+ * COMMIT). Either way the server rolled it back whole: nothing was written.
+ */
+export function isWriteConflict(error: unknown): boolean {
+  for (const { code, errno } of causes(error)) {
+    if (code === 'ER_LOCK_DEADLOCK' || errno === 1213) return true;
   }
   return false;
 }

@@ -3,6 +3,14 @@ import BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable, isStatementTimeout } from './database-errors';
 import {
+  ClusterOptions,
+  ClusterServers,
+  clusterOf,
+  FailoverListener,
+  GaleraCluster,
+} from './galera';
+import {
+  ClusterStatus,
   Dialect,
   Row,
   RunResult,
@@ -48,6 +56,12 @@ export interface DatabaseOptions {
     /** Told of every change of a replica's state (for the log). */
     onChange?: (now: ReplicaStatus, before: ReplicaStatus) => void;
   };
+  /**
+   * With several nodes in DATABASE_URL, a Galera cluster (rest/sql/galera.ts): the nodes' URLs in
+   * the order given (TypeORM's `replication` option opened a pool for each), how they are checked,
+   * and who hears of each move of the writes.
+   */
+  cluster?: ClusterOptions & { nodes: string[]; onFailover?: FailoverListener };
 }
 
 /**
@@ -94,6 +108,8 @@ export class TypeOrmDatabase extends SqlDatabase {
   /** With read replicas: their rotation, and the primary's pool (reads that must see writes). */
   private replicas?: ReplicaSet;
   private primary?: MysqlPool;
+  /** With a Galera cluster: its nodes, the writer, the reads' rotation. */
+  private galera?: GaleraCluster;
   /** The transaction of the unit of work a call runs in, if any. */
   private readonly ambient = new AsyncLocalStorage<Tx>();
 
@@ -135,9 +151,10 @@ export class TypeOrmDatabase extends SqlDatabase {
    */
   static async open(
     dataSource: DataSource,
-    { statementTimeoutMs, replicas }: DatabaseOptions,
+    options: DatabaseOptions,
     observe?: SqlObserver,
   ): Promise<TypeOrmDatabase> {
+    const { statementTimeoutMs, replicas } = options;
     const database = new TypeOrmDatabase(dataSource, observe);
     if (database.dialect === 'sqlite') database.openReader();
     if (database.dialect === 'mysql' && statementTimeoutMs > 0) {
@@ -153,7 +170,12 @@ export class TypeOrmDatabase extends SqlDatabase {
     }
     const cluster = (dataSource.driver as unknown as { poolCluster?: MysqlPoolCluster })
       .poolCluster;
-    if (database.dialect === 'mysql' && cluster) {
+    if (database.dialect === 'mysql' && cluster && options.cluster) {
+      const { replication } = dataSource.options as { replication: ClusterServers };
+      database.galera = clusterOf((name) => poolOf(cluster, name), replication, options.cluster);
+      database.transactions.retry = database.galera.retryPolicy(database.transactions.retry);
+      await database.galera.start();
+    } else if (database.dialect === 'mysql' && cluster) {
       await database.openReplicas(cluster, replicas ?? { maxLag: 5, checkEveryMs: 1000 });
     }
     return database;
@@ -183,6 +205,11 @@ export class TypeOrmDatabase extends SqlDatabase {
     await this.replicas.start();
   }
 
+  /** The Galera cluster as this process sees it (none without one). */
+  clusterStatus(): ClusterStatus | undefined {
+    return this.galera?.status();
+  }
+
   /** Each replica's state (none without replicas). */
   replicaStatuses(): ReplicaStatus[] {
     return this.replicas?.statuses() ?? [];
@@ -195,6 +222,7 @@ export class TypeOrmDatabase extends SqlDatabase {
   /** Closes SQLite's read connection with the application (Nest calls this by name). */
   onApplicationShutdown(): void {
     this.replicas?.stop();
+    this.galera?.stop();
     this.reader?.db.close();
     this.reader = undefined;
   }
@@ -231,6 +259,7 @@ export class TypeOrmDatabase extends SqlDatabase {
     const ambient = this.ambient.getStore();
     if (ambient) return (await ambient.run(sql, parameters)).rows;
     if (this.replicas) return this.readRouted(this.replicas, sql, parameters);
+    if (this.galera) return this.readClustered(this.galera, sql, parameters);
     const pool = (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
     if (this.dialect === 'mysql' && pool) {
       const done = this.observe?.(sql, 'read', PRIMARY);
@@ -298,6 +327,30 @@ export class TypeOrmDatabase extends SqlDatabase {
   }
 
   /**
+   * A read on a Galera cluster: on the next healthy node, unless the request's reads are pinned
+   * to the writer (it writes, or its client wrote moments ago) or none is healthy. A node that
+   * fails as if it were gone is marked down (by its watched pool) and the read is run again on
+   * the writer, as a replica's would be on the primary.
+   */
+  private async readClustered(cluster: GaleraCluster, sql: string, parameters: unknown[]) {
+    const node = readsPinned() ? undefined : cluster.pick();
+    if (node) {
+      try {
+        return await this.observed(sql, 'read', node.name, () =>
+          queryWithin(node.calls, this.limitTime(sql), parameters, this.deadlineMs),
+        );
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || isStatementTimeout(error)) throw error;
+        if (cluster.writer() === node) throw error;
+      }
+    }
+    const writer = cluster.writer();
+    return this.observed(sql, 'read', writer.name, () =>
+      queryWithin(writer.calls, this.limitTime(sql), parameters, this.deadlineMs),
+    );
+  }
+
+  /**
    * On MySQL the statement goes straight to the primary's pool in autocommit mode: one round
    * trip where a transaction takes three. SQLite runs it as a transaction of its own (queued
    * behind the others, no round trips to save).
@@ -320,10 +373,11 @@ export class TypeOrmDatabase extends SqlDatabase {
   }
 
   /**
-   * The pool writes go to on MySQL: TypeORM's, or the cluster's MASTER with replicas. The one
-   * place that chooses it.
+   * The pool writes go to on MySQL: TypeORM's, or the cluster's MASTER with replicas; on a Galera
+   * cluster, the writer's, asked anew for every transaction. The one place that chooses it.
    */
   private primaryPool(): MysqlPool {
+    if (this.galera) return this.galera.writer().calls;
     return this.primary ?? (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
   }
 }

@@ -34,6 +34,43 @@ export interface ReplicaStatus {
   error?: string;
 }
 
+/** Where one node of a Galera cluster stands, as `/health/ready` reports it (rest/sql/galera.ts). */
+export interface ClusterNodeStatus {
+  /** `node1`, `node2`, … in the order of DATABASE_URL. */
+  name: string;
+  /** Its URL, password hidden. */
+  url: string;
+  /**
+   * `synced`: reachable, Synced, in the primary component: it may take writes and reads.
+   * `not synced`: reachable, but joining, donating or behind (wsrep_local_state_comment says
+   * which). `non-primary`: cut off from the quorum (writes there fail with 1047). `down`: it does
+   * not answer within the check's deadline. `unknown`: not checked yet.
+   */
+  state: 'synced' | 'not synced' | 'non-primary' | 'down' | 'unknown';
+  /** wsrep_local_state_comment (Synced, Donor/Desynced, Joining, …) at the last check. */
+  local_state: string | null;
+  /** wsrep_cluster_status (Primary, non-Primary, Disconnected) at the last check. */
+  cluster_status: string | null;
+  /** Whether writes go through it now. */
+  writer: boolean;
+  /** Times writes moved away from it since the start. */
+  failovers: number;
+  /**
+   * Transactions it refused for a conflict (1213: a deadlock, or a failed certification) that
+   * were run again, since the start.
+   */
+  conflict_retries: number;
+  /** What went wrong, when something did. */
+  error?: string;
+}
+
+/** A Galera cluster as this process sees it: its nodes, and the one writes go through. */
+export interface ClusterStatus {
+  /** The writer's name, or null while no node may take writes. */
+  writer: string | null;
+  nodes: ClusterNodeStatus[];
+}
+
 /** One transaction's view of the database. */
 export interface Tx {
   run(sql: string, parameters?: unknown[]): Promise<RunResult>;
@@ -59,6 +96,9 @@ export abstract class SqlDatabase {
 
   /** The read replicas and where each stands (rest/sql/replicas.ts), where there are any. */
   replicaStatuses?(): ReplicaStatus[];
+
+  /** The Galera cluster's nodes and writer (rest/sql/galera.ts), where DATABASE_URL names one. */
+  clusterStatus?(): ClusterStatus | undefined;
 
   /**
    * `work` in one transaction that every `query` and `transaction` it makes (in its async

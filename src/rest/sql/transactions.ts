@@ -29,6 +29,13 @@ export interface RetryOptions {
   busyWaitMs: number;
   /** Whether a failed try is run again from the start (within `attempts`). */
   retryable: (error: unknown) => boolean;
+  /**
+   * Whether a failed first try is run again once, at once: on a cluster, a write whose writer
+   * node went away before its COMMIT was sent (nothing written), run on the next writer.
+   */
+  againOnce?: (error: unknown) => boolean;
+  /** Told of each failed try that is run again (a cluster counts its conflicts per node). */
+  onRetry?: (error: unknown, attempt: number) => void;
 }
 
 /**
@@ -44,12 +51,18 @@ export class RetryPolicy {
     return new RetryPolicy({ ...this.options, retryable: (e) => before(e) || retryable(e) });
   }
 
+  /** This policy with some options changed (a cluster's budget, its listener). */
+  with(options: Partial<RetryOptions>): RetryPolicy {
+    return new RetryPolicy({ ...this.options, ...options });
+  }
+
   /**
    * The pause in milliseconds before running again after `error` ended try `attempt`, begun
    * `elapsedMs` after the first; undefined when it is not to run again.
    */
   pauseAfter(error: unknown, attempt: number, elapsedMs: number): number | undefined {
     if (error instanceof CommitOutcomeUnknown) return undefined;
+    if (attempt === 1 && this.options.againOnce?.(error)) return 0;
     // SQLite locked by another process: better-sqlite3 would wait for it synchronously,
     // stopping every request of this process, so it fails at once and is tried again here.
     if (errorCode(error) === 'SQLITE_BUSY' && elapsedMs < this.options.busyWaitMs) {
@@ -93,7 +106,8 @@ export class TransactionRunner {
   constructor(
     /** A connection of its own for one transaction (the primary's pool on MySQL). */
     private readonly sessions: () => Promise<TransactionSession>,
-    readonly retry: RetryPolicy = CONFLICT_RETRY,
+    /** Set once the database is known (a Galera cluster has a policy of its own). */
+    public retry: RetryPolicy = CONFLICT_RETRY,
     /** Told of the work's statements (not START TRANSACTION, COMMIT or ROLLBACK). */
     private readonly observe?: SqlObserver,
     /** The pool's name for the observer. */
@@ -118,6 +132,7 @@ export class TransactionRunner {
       } catch (error) {
         const wait = this.retry.pauseAfter(error, n, Date.now() - started);
         if (wait === undefined) throw error;
+        this.retry.options.onRetry?.(error, n);
         await pause(wait);
       }
     }

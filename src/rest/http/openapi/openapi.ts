@@ -150,7 +150,10 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
   },
   503: {
     name: 'ServiceUnavailable',
-    description: 'The database does not answer, or a read ran past its time limit.',
+    description:
+      'The database does not answer, a write kept conflicting with concurrent writes of the same ' +
+      'records, or a read ran past its time limit. Nothing was written (unless the message says ' +
+      'it may have been saved).',
   },
 };
 

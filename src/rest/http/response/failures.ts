@@ -4,6 +4,7 @@ import { ErrorBody, Failure } from '../../core/render';
 import {
   isDatabaseUnavailable,
   isStatementTimeout,
+  isWriteConflict,
   mayHaveCommitted,
 } from '../../sql/database-errors';
 import { ApiError, statusOf } from './api-error';
@@ -23,9 +24,9 @@ export interface FailureLog {
 /**
  * The answer to an exception: the application's own errors carry their status; Nest's bare 404
  * is "no route here" (404, or 405 with `Allow` where the path serves other methods, and 204 with
- * `Allow` to an OPTIONS there); a statement over its time limit or an unreachable database is a
- * 503 with `Retry-After`; anything else is logged and answered with a bare 500. No answer carries
- * a stack trace, SQL or driver text.
+ * `Allow` to an OPTIONS there); a statement over its time limit, a write that kept conflicting
+ * with concurrent ones, or an unreachable database is a 503 with `Retry-After`; anything else is
+ * logged and answered with a bare 500. No answer carries a stack trace, SQL or driver text.
  */
 export function failureOf(exception: unknown, req: FailedRequest, log: FailureLog): Failure {
   const known = clientFailure(exception);
@@ -52,6 +53,10 @@ export function failureOf(exception: unknown, req: FailedRequest, log: FailureLo
     log.warn(`write may have been saved: ${(exception as Error).message}`);
     return { status: 503, body: { message: MAY_HAVE_COMMITTED }, headers: { 'Retry-After': '5' } };
   }
+  if (isWriteConflict(exception)) {
+    log.warn(`write conflict, tries spent: ${(exception as Error).message}`);
+    return { status: 503, body: { message: WRITE_CONFLICT }, headers: { 'Retry-After': '1' } };
+  }
   if (isDatabaseUnavailable(exception)) {
     log.warn(`database unavailable: ${(exception as Error).message}`);
     return {
@@ -72,6 +77,15 @@ export function failureOf(exception: unknown, req: FailedRequest, log: FailureLo
 const MAY_HAVE_COMMITTED =
   'The database did not confirm this write: it may have been saved. Retrying it with the same ' +
   'Idempotency-Key is safe; without one, read the record before writing again.';
+
+/**
+ * A write that lost to concurrent writes of the same records (a deadlock, or on a Galera cluster a
+ * failed certification) on every try the service gave it: rolled back each time, nothing saved.
+ * The database is fine; the same request is likely to pass when sent again.
+ */
+export const WRITE_CONFLICT =
+  'A concurrent write to the same records conflicted with this one on every try; nothing was ' +
+  'saved. Send it again.';
 
 /** The answer to a RecordError or an ApiError (the application's own errors), else undefined. */
 export function clientFailure(exception: unknown): Failure | undefined {

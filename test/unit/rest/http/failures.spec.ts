@@ -99,6 +99,29 @@ describe('failureOf', () => {
     ]);
   });
 
+  it('should answer a write that kept conflicting with 503, Retry-After and its own message', () => {
+    const logged = log();
+    const conflict = Object.assign(
+      new Error('Deadlock found when trying to get lock; try restarting transaction'),
+      { code: 'ER_LOCK_DEADLOCK', errno: 1213 },
+    );
+    const wrapped = Object.assign(new Error('Query failed'), { driverError: conflict });
+    for (const error of [conflict, wrapped]) {
+      expect(failureOf(error, at('PATCH'), logged)).toEqual({
+        status: 503,
+        body: {
+          message:
+            'A concurrent write to the same records conflicted with this one on every try; ' +
+            'nothing was saved. Send it again.',
+        },
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    expect(logged.lines[0]).toBe(
+      'warn: write conflict, tries spent: Deadlock found when trying to get lock; try restarting transaction',
+    );
+  });
+
   it('should answer a statement cancelled at its time limit with 503 and Retry-After', () => {
     const logged = log();
     const cancelled = Object.assign(new Error('Query execution was interrupted'), { errno: 1969 });

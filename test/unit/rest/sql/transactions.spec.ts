@@ -29,7 +29,7 @@ class FakeSession implements TransactionSession {
   fate: 'held' | 'released' | 'destroyed' = 'held';
   sent: string[] = [];
   open = false;
-  constructor(private readonly fail: Record<string, Error> = {}) {}
+  constructor(readonly fail: Record<string, Error> = {}) {}
   async send(sql: string): Promise<SessionAnswer> {
     this.sent.push(sql);
     if (sql === this.begin) this.open = true;
@@ -166,5 +166,33 @@ describe('what a driver error means', () => {
     ]).toEqual([true, true, false, false, undefined]);
     const withCertification = CONFLICT_RETRY.also((e) => (e as Error).message === 'wsrep');
     expect(withCertification.pauseAfter(new Error('wsrep'), 1, 0)).toBeDefined();
+  });
+
+  it('should run a failed first try again once, at once, where againOnce says so, and tell each retry', async () => {
+    const told: [string, number][] = [];
+    const policy = CONFLICT_RETRY.with({
+      againOnce: (e) => (e as Error).message === 'writer gone',
+      onRetry: (e, attempt) => told.push([(e as Error).message, attempt]),
+    });
+    expect([
+      policy.pauseAfter(new Error('writer gone'), 1, 0),
+      policy.pauseAfter(new Error('writer gone'), 2, 0),
+      policy.options.attempts,
+    ]).toEqual([0, undefined, 5]);
+    const gone = new FakeSession({ UPDATE: driverError('PROTOCOL_CONNECTION_LOST', 0, true) });
+    gone.fail.UPDATE.message = 'writer gone';
+    const conflict = new FakeSession({ UPDATE: driverError('ER_LOCK_DEADLOCK', 1213) });
+    const queue = [gone, conflict, new FakeSession()];
+    await new TransactionRunner(async () => queue.shift()!, policy).transaction((tx) =>
+      tx.run('UPDATE'),
+    );
+    expect([told, gone.fate, conflict.fate]).toEqual([
+      [
+        ['writer gone', 1],
+        ['ER_LOCK_DEADLOCK', 2],
+      ],
+      'destroyed',
+      'released',
+    ]);
   });
 });
