@@ -116,6 +116,7 @@ export class AppModule {
               : undefined,
           idempotencyTtlMs: config.idempotencyTtlMs,
           requireIfMatch: config.requireIfMatch,
+          strictQuery: config.strictQuery,
         }),
         TypeOrmModule.forFeature([IdempotencyKey, ...TABLES.flatMap(entitiesOf)]),
         PaginatorModule.forRoot(

@@ -10,7 +10,7 @@ import { supervise } from './cluster';
 import { AppConfig, ConfigError, describeDatabase, loadConfig } from './config/configuration';
 import { DatabaseStartError } from './database/connect';
 import { NestPinoLogger, rootLogger } from './logging';
-import { limitSlowClients, stopGracefully } from './server';
+import { limitSlowClients, listenProblem, portProblem, stopGracefully } from './server';
 import { APP_OPTIONS, configureApp } from './setup';
 
 /**
@@ -50,12 +50,19 @@ async function bootstrap() {
       error instanceof ConfigError ? error.message : `Cannot read .env: ${String(error)}`,
     );
   }
-  if (config.webConcurrency > 1 && cluster.isPrimary) {
-    supervise(config.webConcurrency, rootLogger(config));
-    return;
-  }
   // Every line through pino from the first: Nest's own (the route map at debug) included.
   const log = rootLogger(config);
+  // Before anything is migrated or written (and before any worker starts): a port in use is one
+  // line, not a stack trace after the demo data.
+  const busy = cluster.isWorker ? undefined : await portProblem(config.port);
+  if (busy) {
+    log.fatal(busy);
+    process.exit(1);
+  }
+  if (config.webConcurrency > 1 && cluster.isPrimary) {
+    supervise(config.webConcurrency, log);
+    return;
+  }
   let app: NestExpressApplication;
   try {
     app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
@@ -70,7 +77,10 @@ async function bootstrap() {
     await app.listen(config.port);
   } catch (error) {
     // One line that says what stopped the start (a DatabaseStartError names DATABASE_URL).
+    const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof DatabaseStartError) log.fatal(error.message);
+    else if (code === 'EADDRINUSE' || code === 'EACCES')
+      log.fatal(listenProblem(error as NodeJS.ErrnoException, config.port));
     else log.fatal({ err: error }, `Cannot start: ${(error as Error).message}`);
     process.exit(1);
   }

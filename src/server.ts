@@ -1,8 +1,8 @@
 /**
- * The HTTP server's limits on slow clients, and its graceful stop.
+ * The HTTP server's port check, its limits on slow clients, and its graceful stop.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { type Socket, createServer } from 'node:net';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -14,6 +14,32 @@ import { Lifecycle } from './health/lifecycle';
  * would let a 10 s limit run to 40 s; the check walks the open connections, cheap at 1 s.
  */
 const TIMEOUT_CHECK_MS = 1000;
+
+/**
+ * Why the service cannot listen on `port`, in one line, or undefined when it can. Tried before
+ * the application is created, so that a port in use stops the start before a migration runs or
+ * the demo data is written. (Another process may still take the port in between: the listen
+ * error then gets the same line.)
+ */
+export function portProblem(port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(listenProblem(error, port)));
+    probe.listen(port, () => probe.close(() => resolve(undefined)));
+  });
+}
+
+/** The one line for an error of listening on `port`: what is wrong and what to do. */
+export function listenProblem(error: NodeJS.ErrnoException, port: number): string {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `Cannot start: port ${port} is in use by another process; stop it, or set PORT to a free port.`;
+    case 'EACCES':
+      return `Cannot start: listening on port ${port} is not permitted to this user; set PORT to 1024 or above.`;
+    default:
+      return `Cannot start: cannot listen on port ${port}: ${error.message}`;
+  }
+}
 
 /**
  * Bounds slow clients before the server listens: a client that trickles its headers gets 408

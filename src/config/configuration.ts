@@ -60,6 +60,8 @@ export interface AppConfig {
   idempotencyTtlMs: number;
   /** Whether a single-record write without If-Match is refused (428). */
   requireIfMatch: boolean;
+  /** Whether a list's unknown query parameter, operator or ordering field is a 400 (else ignored). */
+  strictQuery: boolean;
   /** The HTML pages of the browsable API for browsers; off, a browser gets JSON. */
   browsableApi: boolean;
   /**
@@ -240,6 +242,10 @@ class Environment {
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   REQUIRE_IF_MATCH?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  STRICT_QUERY?: string;
 
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
@@ -444,6 +450,7 @@ export function loadConfig(
     otelServiceName: vars.OTEL_SERVICE_NAME || 'record-collections',
     idempotencyTtlMs: ttlSeconds * 1000,
     requireIfMatch: flag(vars.REQUIRE_IF_MATCH ?? 'false'),
+    strictQuery: flag(vars.STRICT_QUERY ?? 'false'),
     browsableApi: flag(vars.BROWSABLE_API ?? 'true'),
     publicUrl: vars.PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     allowedHosts: (vars.ALLOWED_HOSTS ?? '')
@@ -504,6 +511,7 @@ export const ENVIRONMENT_VARIABLES = [
   'OTEL_SERVICE_NAME',
   'IDEMPOTENCY_TTL',
   'REQUIRE_IF_MATCH',
+  'STRICT_QUERY',
   'EVENTS_ENABLED',
   'EVENTS_RETENTION',
   'BROWSABLE_API',

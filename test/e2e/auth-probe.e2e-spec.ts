@@ -50,7 +50,10 @@ describe('the write probe: nothing is written without the right scope', () => {
     async () => {
       const doc = (await t.http().get('/api/openapi.json')).body as Json;
       const paths = [
-        ...Object.keys(doc.paths).map((p) => p.replace('{id}', '1')),
+        // A `.csv` twin is the read of the path before it: a write there is a 406 before anything.
+        ...Object.keys(doc.paths)
+          .filter((p) => !p.endsWith('.csv'))
+          .map((p) => p.replace('{id}', '1')),
         '/',
         '/api',
         '/health/live',

@@ -209,14 +209,20 @@ describe('browsable API (HTML pages)', () => {
       );
     });
 
-    it('should link each record of a list to its page, and to the JSON, XML and docs pages', async () => {
+    it('should link each record of a list to its page, and to the JSON, XML, CSV and docs pages', async () => {
       const res = await http().get('/api/demo/marbles?only=id,name').set('Accept', BROWSER);
       const found = links(res.text);
       for (let id = 1; id <= 7; id++)
         expect(found).toContainEqual([`${id}`, `/api/demo/marbles/${id}`]);
       expect(found).toContainEqual(['JSON', '/api/demo/marbles.json?only=id,name']);
       expect(found).toContainEqual(['XML', '/api/demo/marbles.xml?only=id,name']);
+      expect(found).toContainEqual(['CSV', '/api/demo/marbles.csv?only=id,name']);
       expect(found).toContainEqual(['API documentation', '/api/docs/']);
+      // The front door has no CSV; neither has an error.
+      const door = await http().get('/api').set('Accept', BROWSER);
+      const missing = await http().get('/api/demo/marbles/99').set('Accept', BROWSER);
+      for (const page of [door, missing])
+        expect(links(page.text).filter(([label]) => label === 'CSV')).toEqual([]);
       // Only the selected columns.
       expect(squash(res.text)).toContain(
         '<tr><th scope="col">id</th><th scope="col">name</th></tr>',
@@ -363,15 +369,17 @@ describe('browsable API (HTML pages)', () => {
     });
 
     it('should answer an explicit unsupported format with the 406 page for a browser, JSON otherwise', async () => {
-      const page = await http().get('/api/demo/marbles.csv').set('Accept', BROWSER);
+      const page = await http().get('/api/demo/marbles.tsv').set('Accept', BROWSER);
       expectPage(page, 406);
       expect(squash(page.text)).toContain(
-        '<p class="error-message">Format &quot;csv&quot; is not available; use json or xml.</p>',
+        '<p class="error-message">Format &quot;tsv&quot; is not available; use json, xml or csv.</p>',
       );
-      const json = await http().get('/api/demo/marbles.csv');
+      const json = await http().get('/api/demo/marbles.tsv');
       expect(json.status).toBe(406);
       expect(json.headers['content-type']).toBe(JSON_TYPE);
-      expect(json.text).toBe('{"message":"Format \\"csv\\" is not available; use json or xml."}');
+      expect(json.text).toBe(
+        '{"message":"Format \\"tsv\\" is not available; use json, xml or csv."}',
+      );
     });
   });
 
@@ -456,7 +464,7 @@ describe('browsable API without a total count', () => {
       .set('Accept', BROWSER);
     expectPage(res);
     const pages = links(res.text).filter(
-      ([label, href]) => href.includes('page=') && !/^(JSON|XML)$/.test(label),
+      ([label, href]) => href.includes('page=') && !/^(JSON|XML|CSV)$/.test(label),
     );
     expect(pages).toEqual([
       ['Previous', '/api/demo/marbles?page_size=2&page=1'],
@@ -488,7 +496,7 @@ describe('browsable API switched off (BROWSABLE_API=false)', () => {
       expect([res.status, res.headers['content-type'], res.text]).toEqual([
         406,
         JSON_TYPE,
-        '{"message":"Format \\"html\\" is not available; use json or xml."}',
+        '{"message":"Format \\"html\\" is not available; use json, xml or csv."}',
       ]);
     }
     const page = await request(t.app.getHttpServer()).get('/assets/favicon.svg');

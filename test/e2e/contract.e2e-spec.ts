@@ -97,21 +97,25 @@ describe('The OpenAPI document and a client generated from it', () => {
       'PATCH /api/demo/emails bulkUpdateEmails',
       'DELETE /api/demo/emails bulkDestroyEmails',
       'OPTIONS /api/demo/emails describeEmails',
+      'GET /api/demo/emails.csv listEmailsCsv',
       'GET /api/demo/emails/child_ping childPingEmails',
       'GET /api/demo/emails/ping pingEmails',
       'GET /api/demo/emails/{id} showEmail',
       'PUT /api/demo/emails/{id} replaceEmail',
       'PATCH /api/demo/emails/{id} updateEmail',
       'DELETE /api/demo/emails/{id} destroyEmail',
+      'GET /api/demo/emails/{id}.csv showEmailCsv',
     ]);
     expect(standardRoutes(named('movies'))).toEqual([
       'GET /api/plain/movies listMovies',
       'POST /api/plain/movies createMovie',
       'OPTIONS /api/plain/movies describeMovies',
+      'GET /api/plain/movies.csv listMoviesCsv',
       'GET /api/plain/movies/{id} showMovie',
       'PUT /api/plain/movies/{id} replaceMovie',
       'PATCH /api/plain/movies/{id} updateMovie',
       'DELETE /api/plain/movies/{id} destroyMovie',
+      'GET /api/plain/movies/{id}.csv showMovieCsv',
     ]);
     expect(documentRoutes(doc as never)).toEqual([
       ...COLLECTIONS.flatMap((c) => [...standardRoutes(c), ...(own[c.declaration.plural] ?? [])]),
@@ -159,9 +163,13 @@ describe('The OpenAPI document and a client generated from it', () => {
           const id = (op.parameters as Json[]).find((p) => p.name === 'id')!;
           expect(id.schema.type).toBe('integer');
         }
+        // A read's `.csv` twin answers CSV; its errors, like every other body, JSON and XML.
+        const [success, ...others] = Object.values(op.responses as Json) as Json[];
+        const csv = path.endsWith('.csv');
+        if (csv) expect(Object.keys(success.content as Json)).toEqual(['text/csv']);
         for (const content of [
           op.requestBody?.content,
-          ...Object.values(op.responses as Json).map((r: Json) => r.content),
+          ...(csv ? others : [success, ...others]).map((r: Json) => r.content),
         ]) {
           if (content)
             expect(Object.keys(content as Json)).toEqual(['application/json', 'application/xml']);

@@ -63,7 +63,11 @@ class Contract {
     const [rawPath, query = ''] = url.split('?');
     if (!API.test(rawPath) || method === 'HEAD') return undefined;
     const path = rawPath.replace(/\/$/, '').replace(SUFFIX, '');
-    const route = this.routes.find((r) => r.pattern.test(path));
+    // CSV, however it was asked for, is documented on the read's `.csv` twin path.
+    const csv = String(res.headers['content-type'] ?? '').startsWith('text/csv');
+    const route = csv
+      ? this.routes.find((r) => r.path.endsWith('.csv') && r.pattern.test(`${path}.csv`))
+      : this.routes.find((r) => r.pattern.test(path));
     const status = String(res.status);
     const where = `${method} ${url} → ${status}`;
     // A CORS preflight is answered by the CORS layer (204, no body), not by the API.
@@ -90,7 +94,12 @@ class Contract {
       return res.text ? `${where}: a body where the document has none` : undefined;
     }
     if (!response.content[type]) return `${where}: media type ${type} not documented`;
-    const body = type === 'application/xml' ? await parseXml(res.text) : res.body;
+    const body =
+      type === 'application/xml'
+        ? await parseXml(res.text)
+        : type === 'text/csv'
+          ? res.text
+          : res.body;
     const selected = SELECTION.test(`?${query}`);
     const validate = this.validator(`${responseRef}/content/${pointer(type)}/schema`, selected);
     if (validate(body)) return undefined;

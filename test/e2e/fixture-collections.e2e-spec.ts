@@ -88,10 +88,12 @@ describe('the fixture collections, tags and notes', () => {
         'PATCH /api/demo/tags bulkUpdateTags',
         'DELETE /api/demo/tags bulkDestroyTags',
         'OPTIONS /api/demo/tags describeTags',
+        'GET /api/demo/tags.csv listTagsCsv',
         'GET /api/demo/tags/{id} showTag',
         'PUT /api/demo/tags/{id} replaceTag',
         'PATCH /api/demo/tags/{id} updateTag',
         'DELETE /api/demo/tags/{id} destroyTag',
+        'GET /api/demo/tags/{id}.csv showTagCsv',
       ]);
       const routes = documentRoutes(res.body);
       const fixtures = [...standardRoutes(TAGS_COLLECTION), ...standardRoutes(NOTES_COLLECTION)];
@@ -171,7 +173,13 @@ describe('the fixture collections, tags and notes', () => {
           'DELETE',
           'OPTIONS',
         ]);
-        expect(Object.keys(res.body.paths)).toEqual([path, `${path}/{id}`, `${path}/events`]);
+        expect(Object.keys(res.body.paths)).toEqual([
+          path,
+          `${path}.csv`,
+          `${path}/{id}`,
+          `${path}/{id}.csv`,
+          `${path}/events`,
+        ]);
       }
     });
   });

@@ -73,9 +73,9 @@ describe('operations over HTTP', () => {
       const missing = await t.http().get('/api/demo/emails/999').set('X-Request-Id', 'missing-1');
       expect(missing.status).toBe(404);
       expect(missing.headers['x-request-id']).toBe('missing-1');
-      const unsupported = await t.http().get('/api/demo/emails.csv').set('X-Request-Id', 'csv-1');
+      const unsupported = await t.http().get('/api/demo/emails.tsv').set('X-Request-Id', 'tsv-1');
       expect(unsupported.status).toBe(406);
-      expect(unsupported.headers['x-request-id']).toBe('csv-1');
+      expect(unsupported.headers['x-request-id']).toBe('tsv-1');
     });
   });
 

@@ -97,7 +97,7 @@ describe('operations over HTTP', () => {
       ['a filtered page', '/api/demo/emails?is_primary=true&page_size=1', 200],
       ['a missing record', '/api/demo/marbles/999', 404],
       ['a missing route', '/api/demo/nowhere', 404],
-      ['an unsupported format', '/api/demo/marbles.csv', 406],
+      ['an unsupported format', '/api/demo/marbles.tsv', 406],
       ['health live', '/health/live', 200],
       ['health ready', '/health/ready', 200],
     ])('should answer HEAD on %s like GET, without a body', async (_what, path, status) => {

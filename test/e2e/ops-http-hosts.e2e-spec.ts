@@ -4,12 +4,19 @@
  * the request is refused with 400 before it runs; with PUBLIC_URL, every absolute link (Location,
  * next, previous) starts with it, whatever Host says.
  */
+import request from 'supertest';
 import { useApp } from './harness';
 import { USERS, marbleRow } from './fixtures';
 import { expectError, expectXml, xmlMessage } from './http';
 
 const SEED = { users: USERS, marbles: [1, 2, 3].map((id) => marbleRow(id, `M${id}`)) };
-const refused = (host: string) => ({ message: `Host "${host}" is not a name of this service.` });
+/** The 400's message: the host, and the two settings that would let it in, with it as the example. */
+const refusal = (host: string, name: string) =>
+  `Host "${host}" is not a name of this service. If clients reach it by this name, add the name ` +
+  `to ALLOWED_HOSTS (ALLOWED_HOSTS=${name}), or set PUBLIC_URL to the address clients use ` +
+  `(PUBLIC_URL=http://${host}), and restart the service.`;
+const refused = (host: string) => ({ message: refusal(host, host.replace(/:\d+$/, '')) });
+const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 describe("hosts: the default (loopback and the machine's own names)", () => {
   const t = useApp({ seedEach: SEED });
@@ -25,7 +32,21 @@ describe("hosts: the default (loopback and the machine's own names)", () => {
     expect((await t.stored('marbles')).map((m) => m.name)).toEqual(['M1', 'M2', 'M3']);
     const xml = await t.http().get('/api/demo/marbles.xml').set('Host', 'evil.example');
     expectXml(xml, 400);
-    expect(xml.text).toBe(xmlMessage('Host "evil.example" is not a name of this service.'));
+    expect(xml.text).toBe(xmlMessage(refusal('evil.example', 'evil.example')));
+    // A browser gets the page, with the same sentence.
+    // (Not through t.http(): the OpenAPI document describes no HTML.)
+    const page = await request(t.app.getHttpServer())
+      .get('/api/demo/marbles')
+      .set('Host', 'myserver.lan:3000')
+      .set('Accept', BROWSER);
+    expect([page.status, page.headers['content-type']]).toEqual([400, 'text/html; charset=utf-8']);
+    expect(page.text).toContain(
+      `<p class="error-message">${refusal('myserver.lan:3000', 'myserver.lan').replace(/"/g, '&quot;')}</p>`,
+    );
+    // An IPv6 address keeps its brackets; no Host at all names no example.
+    expect((await t.http().get('/api/demo/marbles').set('Host', '[fe80::1]:3000')).body).toEqual({
+      message: refusal('[fe80::1]:3000', '[fe80::1]'),
+    });
   });
 
   it('should answer loopback names and write them into links', async () => {

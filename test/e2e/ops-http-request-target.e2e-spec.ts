@@ -12,7 +12,12 @@ import { useRawHttp } from './raw-http';
 const SEED = { users: USERS, marbles: [1, 2, 3].map((id) => marbleRow(id, `M${id}`)) };
 const MARBLE_JSON = '{"name":"Poison"}';
 const json = (message: string) => JSON.stringify({ message });
-const refusedHost = (host: string) => json(`Host "${host}" is not a name of this service.`);
+/** The 400 of an unknown host: the two settings that would let it in, with it as the example. */
+const hostRefusal = (host: string) =>
+  `Host "${host}" is not a name of this service. If clients reach it by this name, add the name ` +
+  `to ALLOWED_HOSTS (ALLOWED_HOSTS=${host.replace(/:\d+$/, '')}), or set PUBLIC_URL to the ` +
+  `address clients use (PUBLIC_URL=http://${host}), and restart the service.`;
+const refusedHost = (host: string) => json(hostRefusal(host));
 const NOT_A_TARGET = (target: string) =>
   json(`Request target "${target}" is neither a path nor an http(s) URL.`);
 const TWO_HOSTS = 'Request has more than one Host header; send one.';
@@ -64,7 +69,7 @@ describe("request targets: the default hosts (the machine's own names)", () => {
     expect([xml.status, xml.headers['content-type'], xml.body]).toEqual([
       400,
       XML_TYPE,
-      xmlMessage('Host "evil.example" is not a name of this service.'),
+      xmlMessage(hostRefusal('evil.example')),
     ]);
   });
 
@@ -209,7 +214,7 @@ describe('request targets: ALLOWED_HOSTS=*', () => {
       expect([host, refused.status, refused.body]).toEqual([
         host,
         400,
-        JSON.stringify({ message: `Host "${host}" is not a name of this service.` }),
+        json(`Host "${host}" is not a host name or address (with an optional port).`),
       ]);
     }
   });

@@ -53,7 +53,7 @@ const GET_ROUTES = [
 /** Routes answered with an error: 404, 406, 404 and 400. */
 const ERROR_ROUTES = [
   '/api/demo/marbles/99',
-  '/api/demo/marbles.csv',
+  '/api/demo/marbles.tsv',
   '/api/demo/nothing',
   '/api/demo/marbles?radius_mm=abc',
 ];
@@ -225,13 +225,13 @@ describe('read side: format negotiation', () => {
     itAnswersMessage(
       t,
       [
-        '/api/demo/emails.csv',
-        '/api/demo/emails/1.csv',
-        '/api/demo/emails/ping.csv',
+        '/api/demo/emails.tsv',
+        '/api/demo/emails/1.tsv',
+        '/api/demo/emails/ping.tsv',
         '/api/demo/marbles.yaml',
         '/api/plain/movies/1.pdf',
         '/api/demo/emails?format=yaml',
-        '/api/demo/emails/1?format=csv',
+        '/api/demo/emails/1?format=tsv',
         '/api/plain/movies?format=yaml',
       ],
       'should answer %s with 406 and a JSON error body',
@@ -247,12 +247,15 @@ describe('read side: format negotiation', () => {
     });
 
     it('should let an unsupported suffix beat a supported format=', async () => {
-      const res = await t.http().get('/api/demo/emails.csv?format=json');
+      const res = await t.http().get('/api/demo/emails.tsv?format=json');
       expectMessage(res, 406);
     });
 
     it('should not mistake an Accept with no supported type for an explicit format', async () => {
-      const res = await t.http().get('/api/demo/emails/1').set('Accept', 'text/csv');
+      const res = await t
+        .http()
+        .get('/api/demo/emails/1')
+        .set('Accept', 'text/tab-separated-values');
       expectNegotiatedJson(res);
       expect(res.body).toStrictEqual(EMAIL);
     });

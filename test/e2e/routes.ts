@@ -25,11 +25,13 @@ export function standardRoutes({ declaration }: Collection): string[] {
         ]
       : []),
     `OPTIONS ${path} describe${all}`,
+    `GET ${path}.csv list${all}Csv`,
     ...(probes ? [`GET ${path}/child_ping childPing${all}`, `GET ${path}/ping ping${all}`] : []),
     `GET ${path}/{id} show${one}`,
     `PUT ${path}/{id} replace${one}`,
     `PATCH ${path}/{id} update${one}`,
     `DELETE ${path}/{id} destroy${one}`,
+    `GET ${path}/{id}.csv show${one}Csv`,
   ];
 }
 

@@ -56,7 +56,9 @@ const COLLECTIONS: Expected[] = [
     allow: DEMO_ALLOW,
     routes: {
       '/api/demo/marbles': COLLECTION_METHODS,
+      '/api/demo/marbles.csv': ['get'],
       '/api/demo/marbles/{id}': RECORD_METHODS,
+      '/api/demo/marbles/{id}.csv': ['get'],
       // The change feed of the collection (docs/events.md).
       '/api/demo/marbles/events': ['get'],
       '/api/demo/marbles/{id}/adjust_price': ['patch'],
@@ -78,9 +80,11 @@ const COLLECTIONS: Expected[] = [
     allow: DEMO_ALLOW,
     routes: {
       '/api/demo/emails': COLLECTION_METHODS,
+      '/api/demo/emails.csv': ['get'],
       '/api/demo/emails/ping': ['get'],
       '/api/demo/emails/child_ping': ['get'],
       '/api/demo/emails/{id}': RECORD_METHODS,
+      '/api/demo/emails/{id}.csv': ['get'],
       // The change feed of the collection (docs/events.md).
       '/api/demo/emails/events': ['get'],
     },
@@ -97,9 +101,11 @@ const COLLECTIONS: Expected[] = [
     allow: DEMO_ALLOW,
     routes: {
       '/api/demo/phone_numbers': COLLECTION_METHODS,
+      '/api/demo/phone_numbers.csv': ['get'],
       '/api/demo/phone_numbers/ping': ['get'],
       '/api/demo/phone_numbers/child_ping': ['get'],
       '/api/demo/phone_numbers/{id}': RECORD_METHODS,
+      '/api/demo/phone_numbers/{id}.csv': ['get'],
       // The change feed of the collection (docs/events.md).
       '/api/demo/phone_numbers/events': ['get'],
     },
@@ -115,7 +121,9 @@ const COLLECTIONS: Expected[] = [
     allow: 'GET, HEAD, POST, OPTIONS',
     routes: {
       '/api/plain/movies': ['get', 'post', 'options'],
+      '/api/plain/movies.csv': ['get'],
       '/api/plain/movies/{id}': RECORD_METHODS,
+      '/api/plain/movies/{id}.csv': ['get'],
       // The change feed of the collection (docs/events.md).
       '/api/plain/movies/events': ['get'],
     },

@@ -6,6 +6,7 @@
  * attempt. (The MySQL cases, unknown database and access denied, are in mysql/database.spec.ts.)
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   assertBuilt,
@@ -174,25 +175,43 @@ describe('a database that is not reachable yet', () => {
   });
 });
 
-describe('a start error that is not the database', () => {
-  it('should stop with one fatal JSON line when the port is taken', async () => {
+describe('a port in use', () => {
+  const busy = (port: number) =>
+    `Cannot start: port ${port} is in use by another process; stop it, or set PORT to a free port.`;
+
+  it('should stop with one fatal line naming PORT, before the database is created or written', async () => {
     const first = await startServer({ DATABASE_URL: sqliteUrl(), DEMO_DATA: 'false' });
     await first.waitReady('/health/live');
+    const file = join(scratchDir(), 'other.sqlite');
     const second = await startServer({
-      DATABASE_URL: `sqlite:${join(scratchDir(), 'other.sqlite')}`,
-      DEMO_DATA: 'false',
+      DATABASE_URL: `sqlite:${file}`,
+      DEMO_DATA: 'true',
       PORT: String(first.port),
     });
     const exit = await second.waitExit(30_000);
     expect(exit.code).toBe(1);
-    const lines = second.jsonLines();
-    expect(lines.filter((e) => e.level >= 50)).toEqual([
-      expect.objectContaining({
-        level: 60,
-        msg: expect.stringMatching(/^Cannot start: .*EADDRINUSE/),
-      }),
+    expect(second.jsonLines()).toEqual([
+      expect.objectContaining({ level: 60, msg: busy(first.port) }),
     ]);
     expect(second.stderr).toEqual([]);
+    // Nothing migrated, no demo data: the database file was never opened.
+    expect(existsSync(file)).toBe(false);
+    first.child.kill('SIGKILL');
+  });
+
+  it('should write that one line, and no stack trace, in a terminal and with several workers', async () => {
+    expect(spawnSync('script', ['--version']).status).toBe(0);
+    const first = await startServer({ DATABASE_URL: sqliteUrl(), DEMO_DATA: 'false' });
+    await first.waitReady('/health/live');
+    const second = await startInTerminal({
+      DATABASE_URL: sqliteUrl(),
+      PORT: String(first.port),
+      WEB_CONCURRENCY: '2',
+    });
+    expect((await second.waitExit(30_000)).code).toBe(1);
+    const lines = second.stdout.map(plain).filter((l) => l !== '');
+    expect(lines).toEqual([expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] FATAL: /)]);
+    expect(lines[0].endsWith(` FATAL: ${busy(first.port)}`)).toBe(true);
     first.child.kill('SIGKILL');
   });
 });

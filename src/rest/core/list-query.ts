@@ -33,6 +33,8 @@ export type QueryParams = Record<string, string | string[] | undefined>;
 
 export const ORDERING_PARAM = 'ordering';
 export const SEARCH_PARAM = 'search';
+/** Read by the HTTP layer's negotiation, before any list sees the query. */
+export const FORMAT_PARAM = 'format';
 
 /** A query that names known fields with values of the wrong type. */
 export class InvalidQueryError extends RecordError {
@@ -41,6 +43,68 @@ export class InvalidQueryError extends RecordError {
   constructor(errors: Record<string, string[]>) {
     super('invalid', 'Invalid query parameters.', errors);
   }
+}
+
+/** A query that names what the list does not know, refused with STRICT_QUERY. */
+export class UnknownQueryError extends RecordError {
+  declare readonly errors: Record<string, string[]>;
+
+  constructor(errors: Record<string, string[]>) {
+    super('invalid', 'Unknown query parameters; nothing was read.', errors);
+  }
+}
+
+/** The parameters of a list's query that were not used, and why: by parameter name. */
+export type IgnoredParams = Record<string, string[]>;
+
+const IGNORED = Symbol('ignored query parameters');
+type WithIgnored = { [IGNORED]?: IgnoredParams };
+
+/** Marks a list's answer with the query parameters it ignored (shown on the HTML page). */
+export function markIgnored<T extends object>(result: T, ignored: IgnoredParams): T {
+  if (Object.keys(ignored).length > 0) (result as WithIgnored)[IGNORED] = ignored;
+  return result;
+}
+
+/** The query parameters a list's answer ignored, if any. */
+export function ignoredOf(result: unknown): IgnoredParams | undefined {
+  return result !== null && typeof result === 'object'
+    ? (result as WithIgnored)[IGNORED]
+    : undefined;
+}
+
+/**
+ * What a list's query names that the list does not know: a parameter that is neither a filter of
+ * `paths` nor one of `known` (page, selection, format), an operator after a known path
+ * (`price__foo`), a field of `ordering` that cannot be ordered by. Each is ignored by the list;
+ * with STRICT_QUERY it is a 400 (UnknownQueryError) naming it.
+ */
+export function unknownParams(
+  params: QueryParams,
+  paths: ReadonlyMap<string, ScalarType>,
+  known: ReadonlySet<string>,
+): IgnoredParams {
+  const problems: IgnoredParams = {};
+  const fields = [...paths.keys()].join(', ');
+  for (const name of Object.keys(params)) {
+    if (known.has(name) || name === ORDERING_PARAM || name === SEARCH_PARAM || paths.has(name))
+      continue;
+    const split = name.lastIndexOf('__');
+    const op = name.slice(split + 2);
+    if (split > 0 && paths.has(name.slice(0, split))) {
+      if (!OPS.has(op as FilterOp))
+        problems[name] = [`Unknown operator "${op}"; operators: ${[...OPS].join(', ')}.`];
+      continue;
+    }
+    problems[name] = [`Unknown parameter; the fields to filter by: ${fields}.`];
+  }
+  const ordering = last(params[ORDERING_PARAM]);
+  for (const part of ordering?.split(',') ?? []) {
+    const name = part.trim().replace(/^-/, '');
+    if (name !== '' && !paths.has(name))
+      (problems[ORDERING_PARAM] ??= []).push(`Unknown field "${name}"; ordering takes: ${fields}.`);
+  }
+  return problems;
 }
 
 const OPS = new Set<FilterOp>(['in', 'lt', 'lte', 'gt', 'gte', 'contains']);

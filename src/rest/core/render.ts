@@ -32,6 +32,23 @@ export class Message<T = unknown> {
   ) {}
 }
 
+/**
+ * The whole filtered set of a list, read from the database in batches while it is written (a
+ * format that can stream, CSV): the first batch is read before the answer starts, so a failure
+ * there is still an ordinary error response.
+ */
+export class RecordStream<T = Record<string, unknown>> {
+  constructor(
+    readonly first: T[],
+    private readonly rest: () => AsyncIterable<T[]>,
+  ) {}
+
+  async *batches(): AsyncGenerator<T[]> {
+    yield this.first;
+    yield* this.rest();
+  }
+}
+
 /** A body with no declared shape (the OpenAPI document): its XML types come from its values. */
 export class ShapelessBody {
   constructor(readonly value: unknown) {}
@@ -156,6 +173,8 @@ export interface Renderer {
   result(result: unknown, context: RenderContext): string;
   /** `request` is absent where no request is at hand (the OpenAPI document's examples). */
   error(failure: Failure, request?: RenderRequest): string;
+  /** For a format that can stream: a RecordStream's body, piece by piece. */
+  stream?(result: RecordStream, context: RenderContext): AsyncIterable<string>;
 }
 
 /** JSON: the data as the interface document shows it. */

@@ -3,6 +3,8 @@ import {
   Delete,
   Get,
   HttpCode,
+  Inject,
+  Optional,
   Options,
   Param,
   Patch,
@@ -21,7 +23,9 @@ import { ApiDocs } from './openapi/api-docs';
 import * as Doc from './openapi/openapi';
 import { Operation } from './openapi/openapi';
 import { RecordIdPipe } from './record-id.pipe';
+import { Streamed } from './response/render.interceptor';
 import { Resource } from './options/resource.decorator';
+import { REST_OPTIONS, RestOptions } from './options/rest-options';
 import { Conditional, IfMatch, Write } from './safe-writes/safe-writes';
 
 /** Applies the decorators only where the collection has the route. */
@@ -46,10 +50,15 @@ export function CollectionController(resource: ResourceDefinition) {
       readonly docs: ApiDocs,
     ) {}
 
+    /** STRICT_QUERY, by property so that a subclass's constructor stays (service, docs). */
+    @Optional()
+    @Inject(REST_OPTIONS)
+    readonly restOptions?: RestOptions;
+
     @Get()
     @Operation(Doc.INDEX)
-    index(@Query() query: QueryParams) {
-      return this.collection.list(query);
+    index(@Query() query: QueryParams, @Streamed() streamed: boolean) {
+      return this.collection.list(query, { streamed, strict: this.restOptions?.strictQuery });
     }
 
     @Post()

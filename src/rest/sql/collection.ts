@@ -1,14 +1,40 @@
-import { ListQuery, QueryParams, parseListQuery } from '../core/list-query';
+import {
+  FORMAT_PARAM,
+  IgnoredParams,
+  ListQuery,
+  QueryParams,
+  markIgnored,
+  UnknownQueryError,
+  parseListQuery,
+  unknownParams,
+} from '../core/list-query';
 import { RecordError } from '../core/errors';
 import { ScalarType } from '../core/fields';
 import { Page, Paginator } from '../core/paginator';
 import { Precondition } from '../core/preconditions';
-import { Message } from '../core/render';
+import { Message, RecordStream } from '../core/render';
 import { ResourceDefinition, pathsOf } from '../core/resource';
-import { Selection, parseSelection, project } from '../core/selection';
+import {
+  EXCEPT_PARAM,
+  FIELDS_PARAM,
+  ONLY_PARAM,
+  Selection,
+  parseSelection,
+  project,
+} from '../core/selection';
 import { SqlDatabase } from './sql-database';
 import { ApiRecord, RecordQuery } from './record-query';
 import { RecordWriter } from './record-writer';
+
+export interface ListOptions {
+  /** The format writes records as it reads them (CSV): the whole filtered set is a RecordStream. */
+  streamed?: boolean;
+  /** STRICT_QUERY: an unknown parameter, operator or ordering field is a 400, not ignored. */
+  strict?: boolean;
+}
+
+/** Records a streamed list reads per statement. */
+const STREAM_BATCH = 500;
 
 /**
  * What a collection's module knows of it, in one object (`CollectionModule.forFeature` provides
@@ -45,15 +71,45 @@ export class RecordCollection {
     this.writer = new RecordWriter(this.resource, db, this.records);
   }
 
-  /** An index request end to end: parse the query, page it, read the records. */
-  async list(params: QueryParams): Promise<Page<ApiRecord> | ApiRecord[]> {
+  /**
+   * An index request end to end: parse the query, page it, read the records, marked with the
+   * query parameters it ignored (`markIgnored`). With `streamed` (a format that writes records as
+   * it reads them), a request for the whole filtered set answers a RecordStream: the ordered ids
+   * first, then the records in batches.
+   */
+  async list(
+    params: QueryParams,
+    { streamed = false, strict = false }: ListOptions = {},
+  ): Promise<Page<ApiRecord> | ApiRecord[] | RecordStream<ApiRecord>> {
     const query: ListQuery = parseListQuery(params, this.records.paths);
     const selection = parseSelection(params, this.resource);
+    const ignored = this.ignored(params);
+    if (strict && Object.keys(ignored).length > 0) throw new UnknownQueryError(ignored);
     const request = this.paginator.request(params);
+    if (request.all && streamed) return markIgnored(await this.stream(query, selection), ignored);
     const withCount = !request.all && this.paginator.countsTotal;
     const window = this.paginator.window(request);
     const result = await this.records.list(query, window, withCount, selection);
-    return this.paginator.page(request, result.records, result.count);
+    return markIgnored(this.paginator.page(request, result.records, result.count), ignored);
+  }
+
+  /** The parameters of a list's query it does not know: ignored, or a 400 with STRICT_QUERY. */
+  ignored(params: QueryParams): IgnoredParams {
+    const options = this.paginator.options;
+    const known = new Set([FORMAT_PARAM, ONLY_PARAM, FIELDS_PARAM, EXCEPT_PARAM]);
+    if (options) known.add(options.pageQueryParam);
+    if (options?.pageSizeQueryParam) known.add(options.pageSizeQueryParam);
+    return unknownParams(params, this.records.paths, known);
+  }
+
+  private async stream(query: ListQuery, selection?: Selection): Promise<RecordStream<ApiRecord>> {
+    const ids = await this.records.orderedIds(query);
+    const read = (from: number) =>
+      this.records.byIdsInOrder(ids.slice(from, from + STREAM_BATCH), query, selection);
+    const first = await read(0);
+    return new RecordStream(first, async function* () {
+      for (let from = STREAM_BATCH; from < ids.length; from += STREAM_BATCH) yield await read(from);
+    });
   }
 
   /** One record (only its selected fields), or "Marble 7 not found." */

@@ -313,6 +313,26 @@ export class RecordQuery {
     return Number(row.n);
   }
 
+  /** The ids of the whole filtered set, in order: the first read of a streamed list. */
+  async orderedIds(query: ListQuery): Promise<number[]> {
+    const where = this.where(query);
+    const order = this.orderBy(query.ordering);
+    const joins = [...new Set([...where.joins, ...order.joins])].join('');
+    const sql = `SELECT ${this.idColumn} AS id ${this.countFrom}${joins}${where.sql}${order.sql}`;
+    return (await this.db.query(sql, where.parameters)).map((row) => Number(row.id));
+  }
+
+  /** The records of some of `orderedIds`'s ids, as a list shows them, in the query's order. */
+  async byIdsInOrder(ids: number[], query: ListQuery, selection?: Selection): Promise<ApiRecord[]> {
+    if (ids.length === 0) return [];
+    const plan = this.planOf(selection);
+    const order = this.orderBy(query.ordering);
+    const sql =
+      `${plan.selectList} ${this.countFrom}${joinsOf(plan, order.joins)}` +
+      ` WHERE ${this.idColumn} IN (${placeholders(ids.length)})${order.sql}`;
+    return this.select(plan, sql, ids, 'index');
+  }
+
   async findById(id: number, selection?: Selection): Promise<ApiRecord | undefined> {
     const plan = this.planOf(selection);
     const [record] = await this.select(plan, `${plan.byId} = ?`, [id], 'show');

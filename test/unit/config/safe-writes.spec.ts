@@ -31,4 +31,10 @@ describe('safe-write settings: idempotency retention and REQUIRE_IF_MATCH', () =
     expect(loadConfig({ REQUIRE_IF_MATCH: 'off' }).requireIfMatch).toBe(false);
     expect(() => loadConfig({ REQUIRE_IF_MATCH: 'maybe' })).toThrow(/REQUIRE_IF_MATCH/);
   });
+
+  it('should read STRICT_QUERY as a flag, off by default, and refuse anything else', () => {
+    expect(loadConfig({}).strictQuery).toBe(false);
+    expect(loadConfig({ STRICT_QUERY: 'true' }).strictQuery).toBe(true);
+    expect(() => loadConfig({ STRICT_QUERY: 'yes please' })).toThrow(/STRICT_QUERY/);
+  });
 });

@@ -56,6 +56,8 @@ export interface PageContext {
   assets: PageAssets;
   /** The collection's record actions (on record pages). */
   actions?: readonly RecordAction[];
+  /** The query parameters a list ignored, and why (unknown names, operators, ordering fields). */
+  ignored?: Readonly<Record<string, readonly string[]>>;
   /** The feed the page's live notice listens to, when it has one. */
   live?: LiveFeed;
 }
@@ -171,6 +173,20 @@ export type Envelope = {
   results: Row[];
 };
 
+/** What a list ignored of its query, above its data: a typo otherwise answers everything. */
+function ignoredNotice(ctx: PageContext): Html | undefined {
+  if (!ctx.ignored) return undefined;
+  return markup`<div class="ignored" role="note">
+    <p><strong>Ignored query parameters</strong> (the answer is as if they were not there;
+      <code>STRICT_QUERY=true</code> makes them a 400):</p>
+    <ul>
+      ${Object.entries(ctx.ignored).map(
+        ([name, problems]) => markup`<li><code>${name}</code>: ${problems.join(' ')}</li>`,
+      )}
+    </ul>
+  </div>`;
+}
+
 function layout(
   ctx: PageContext,
   resource: ResourceDefinition | undefined,
@@ -214,6 +230,7 @@ function layout(
           <h1>${ctx.title}</h1>
           ${ctx.description ? markup`<p class="description">${ctx.description}</p>` : undefined}
           <p id="flash" class="flash" role="status" aria-live="polite"></p>
+          ${ignoredNotice(ctx)}
           ${liveNotice(ctx.live, ctx.status, ctx.assets.live)}
           <section class="request" aria-labelledby="request-h">
             <h2 id="request-h">Request and response</h2>
@@ -232,6 +249,11 @@ function layout(
             <p class="formats">
               As <a href="${href(suffixed('.json'))}">JSON</a> ·
               <a href="${href(suffixed('.xml'))}">XML</a> ·
+              ${
+                resource && ctx.status < 400
+                  ? markup`<a href="${href(suffixed('.csv'))}">CSV</a> ·`
+                  : undefined
+              }
               <a href="${DOCS}">API documentation</a>
               ${
                 resource

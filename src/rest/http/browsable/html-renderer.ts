@@ -12,6 +12,7 @@ import {
   ShapelessBody,
   renderBody,
 } from '../../core/render';
+import { ignoredOf } from '../../core/list-query';
 import { encodeXml } from '../../core/xml';
 import {
   Envelope,
@@ -83,7 +84,9 @@ export const HTML_RENDERER: Renderer = {
     } else if (resource) data = { kind: 'record', record: result as Row };
     else data = { kind: 'object', value: result as Row };
     const bodies = { json: JSON.stringify(json, null, 2), xml };
-    return resultPage(data, resource, pageContext(pageRequestOf(request), headers), bodies);
+    const context = pageContext(pageRequestOf(request), headers);
+    context.ignored = ignoredOf(result);
+    return resultPage(data, resource, context, bodies);
   },
   error: (failure, request) => {
     const page = pageRequestOf(request);

@@ -4,6 +4,7 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { Field } from '../../core/fields';
 import { pascal, words } from '../../core/names';
+import { encodeCsv } from '../../core/csv';
 import { ErrorBody, Message, encodeError, renderBody } from '../../core/render';
 import { Page } from '../../core/paginator';
 import { ResourceDefinition } from '../../core/resource';
@@ -30,6 +31,7 @@ import {
   summarySchema,
 } from './openapi-schemas';
 import { RESOURCE } from '../options/resource.decorator';
+import { csvOperation } from './openapi-csv';
 
 type Json = Record<string, unknown>;
 
@@ -137,7 +139,10 @@ export class ApiDocs {
 
     const paths: Record<string, Record<string, unknown>> = {};
     for (const route of routes) {
-      (paths[route.path] ??= {})[route.method] = operationObject(route);
+      const operation = operationObject(route);
+      (paths[route.path] ??= {})[route.method] = operation;
+      const csv = csvExample(route);
+      if (csv !== undefined) paths[`${route.path}.csv`] = { get: csvOperation(operation, csv) };
     }
     const schemas: Record<string, Schema> = {};
     for (const resource of resources) Object.assign(schemas, schemasOf(resource, routes));
@@ -163,7 +168,8 @@ export class ApiDocs {
             name: 'format',
             in: 'query',
             description:
-              'The response format; also a `.json` / `.xml` suffix on the path, or `Accept`. Anything else is a 406.',
+              'The response format; also a `.json` / `.xml` suffix on the path, or `Accept`. Anything else is ' +
+              'a 406. The reads of a collection also answer `csv` (`text/csv`): their `.csv` paths.',
             schema: { type: 'string', enum: ['json', 'xml'] },
           },
           IdempotencyKey: {
@@ -204,7 +210,9 @@ export class ApiDocs {
     if (part) return part;
     const whole = this.serviceDocument;
     const paths = Object.fromEntries(
-      Object.entries(whole.paths).filter(([p]) => p === path || p.startsWith(`${path}/`)),
+      Object.entries(whole.paths).filter(
+        ([p]) => p === path || p === `${path}.csv` || p.startsWith(`${path}/`),
+      ),
     );
     const components = (whole.components ?? {}) as Record<string, Record<string, unknown>>;
     const used = new Map<string, Set<string>>();
@@ -352,6 +360,23 @@ function media(schema: Schema, example?: { json: unknown; xml: string }): Json {
   };
 }
 
+/**
+ * The CSV example of a collection's list or record read, which the document also lists as a
+ * `.csv` path; undefined for any other route.
+ */
+function csvExample({ method, path, context }: Route): string | undefined {
+  if (method !== 'get' || !context) return undefined;
+  const { resource, paginator } = context;
+  const record = exampleRecord(resource);
+  if (path === `${resource.path}/{id}`) return encodeCsv(record, resource);
+  if (path !== resource.path) return undefined;
+  const count = paginator?.pageTotalCount ? 1 : undefined;
+  const list = paginator
+    ? new Page([record], 1, paginator.pageSize, count, false, 'page')
+    : [record];
+  return encodeCsv(list, resource);
+}
+
 /** The example of a success response, in JSON and in XML (encoded as the service encodes it). */
 function responseExample(
   spec: OperationSpec,
@@ -466,7 +491,7 @@ function errorResponses(): Record<string, Json> {
     401: { message: 'Writes need a valid bearer token (Authorization: Bearer <token>).' },
     404: { message: 'Marble 99 not found.' },
     405: { message: 'Method PUT is not allowed here; allowed: GET, HEAD, POST, OPTIONS.' },
-    406: { message: 'Format "csv" is not available; use json or xml.' },
+    406: { message: 'Format "tsv" is not available; use json, xml or csv.' },
     409: {
       message:
         'A request with this Idempotency-Key is still in progress; retry shortly to get its response.',

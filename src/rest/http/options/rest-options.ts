@@ -9,6 +9,8 @@ export interface RestOptions extends DatabaseOptions {
   idempotencyTtlMs: number;
   /** Single-record writes without If-Match are refused with 428. */
   requireIfMatch: boolean;
+  /** A list's unknown query parameter, operator or ordering field is a 400; else it is ignored. Default false. */
+  strictQuery?: boolean;
 }
 
 export const REST_OPTIONS = Symbol('REST_OPTIONS');

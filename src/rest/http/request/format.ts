@@ -8,6 +8,12 @@ const SUFFIX = /\.([A-Za-z][A-Za-z0-9]*)\/?$/;
  * the documentation pages (`/api/openapi.json` is a file name, not a suffix).
  */
 const SUFFIXED = /^\/(api\/(demo|plain)\/|health\/|api\.)/;
+/**
+ * Routes that answer CSV to a GET or HEAD: the collections (their lists, records and probes). Not
+ * their change feeds (`…/events`): an event carries a whole record, which has no fixed columns, so
+ * CSV is not offered there (`.csv` is 406, `Accept: text/csv` gets JSON).
+ */
+const TABULAR = /^\/api\/(demo|plain)\/(?![^/]+\/events(\.[^/]*)?\/?$)/;
 
 /**
  * Express middleware, first in the chain: path suffix, then `format=`, then the `Accept` header.
@@ -35,17 +41,23 @@ export function negotiateFormat(options: {
       explicit = Array.isArray(format) ? String(format[format.length - 1]) : (format as string);
       if (explicit === '') explicit = undefined;
     }
+    const tabular = pageMethod(req.method) && TABULAR.test(path);
     if (explicit !== undefined) {
       const format = explicit.toLowerCase();
       const page = format === 'html' && browsable && pageMethod(req.method);
-      if (format !== 'json' && format !== 'xml' && !page) {
+      const csv = format === 'csv' && tabular;
+      if (format !== 'json' && format !== 'xml' && !page && !csv) {
         // A JSON body, except for a browser that asked for the page: it gets the 406 page.
         const accept = req.headers.accept;
         if (accept !== undefined && negotiate(accept, req.method, browsable) === 'html') {
           res.locals.format = 'html';
           res.locals.htmlAsked = 'accept';
         }
-        sendError(res, 406, { message: `Format "${explicit}" is not available; use json or xml.` });
+        const message =
+          format === 'csv'
+            ? 'CSV answers reads (GET) of the collections only; use json or xml.'
+            : `Format "${explicit}" is not available; use ${tabular ? 'json, xml or csv' : 'json or xml'}.`;
+        sendError(res, 406, { message });
         return;
       }
       if (page) {
@@ -59,6 +71,7 @@ export function negotiateFormat(options: {
           ? 'json'
           : negotiate(accept, req.method, browsable);
       if (res.locals.format === 'html') res.locals.htmlAsked = 'accept';
+      else if (tabular && accept !== undefined && prefersCsv(accept)) res.locals.format = 'csv';
     }
     next();
   };
@@ -95,6 +108,22 @@ export function negotiate(header: string, method: string, pages: boolean): Forma
 }
 
 const HTML_RANGE = /text\/html/i;
+const CSV_RANGE = /text\/csv/i;
+
+/**
+ * Whether an Accept header asks for CSV: it names `text/csv` itself (never through `text/*` or
+ * `*\/*`, which keep answering what they answered before) with a q above every other range, or
+ * the same q and listed before them.
+ */
+export function prefersCsv(header: string): boolean {
+  if (!CSV_RANGE.test(header)) return false;
+  const ranges = parseRanges(header);
+  const csv = ranges.find((r) => r.type === 'text/csv');
+  if (csv === undefined || csv.q === 0) return false;
+  return ranges.every(
+    (r) => r === csv || r.q < csv.q || (r.q === csv.q && r.position > csv.position),
+  );
+}
 
 interface Range {
   type: string;

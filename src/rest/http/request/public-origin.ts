@@ -98,9 +98,13 @@ export function checkHost(options: PublicOriginOptions) {
     const given = forwarded ? forwardedHost(req) : req.headers.host;
     const host = (given ?? '').trim().toLowerCase();
     if (!host || !allowed(host)) {
-      return sendError(res, 400, {
-        message: `Host "${printable(given ?? '')}" is not a name of this service.`,
-      });
+      const shown = printable(given ?? '');
+      // An empty Host (HTTP/1.0) is not malformed: PUBLIC_URL is its fix.
+      const message =
+        !host || wellFormed(host)
+          ? refusal(shown, req.protocol)
+          : `Host "${shown}" is not a host name or address (with an optional port).`;
+      return sendError(res, 400, { message });
     }
     setLinkOrigin(req, `${req.protocol}://${host}`);
     next();
@@ -113,4 +117,19 @@ function forwardedHost(req: Request): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (value) return value.split(',')[0];
   return req.headers.host;
+}
+
+/**
+ * The 400 of a host the service does not know, naming the two settings that fix it, with the
+ * host as the example (a server reached by a name of its network, `myserver.lan:3000`).
+ */
+export function refusal(host: string, protocol: string): string {
+  const name = /^(\[[^\]]*\]|[^:]*)/.exec(host)![1];
+  const examples = name
+    ? ` (ALLOWED_HOSTS=${name}), or set PUBLIC_URL to the address clients use (PUBLIC_URL=${protocol}://${host})`
+    : ', or set PUBLIC_URL to the address clients use';
+  return (
+    `Host "${host}" is not a name of this service. If clients reach it by this name, add the ` +
+    `name to ALLOWED_HOSTS${examples}, and restart the service.`
+  );
 }

@@ -1,11 +1,19 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import {
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  StreamableFile,
+  createParamDecorator,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Observable, map } from 'rxjs';
-import { RenderedResponse, ResponseHeaders } from '../../core/render';
+import { RecordStream, RenderedResponse, ResponseHeaders } from '../../core/render';
 import { ResourceDefinition } from '../../core/resource';
 import { resourceOf } from '../options/resource.decorator';
-import { renderResult } from './renderers';
+import { RENDERERS, renderResult } from './renderers';
 import { ExpressRenderRequest, formatOf } from './respond';
 
 /**
@@ -26,13 +34,23 @@ export class RenderInterceptor implements NestInterceptor {
   }
 }
 
+/**
+ * A handler parameter: whether the negotiated format writes a whole filtered set as it reads it
+ * (CSV), so that the handler may answer a RecordStream instead of the records themselves.
+ */
+export const Streamed = createParamDecorator(
+  (_: unknown, context: ExecutionContext): boolean =>
+    RENDERERS[formatOf(context.switchToHttp().getResponse<Response>())].stream !== undefined,
+);
+
 /** Sets the status and headers of a result's response; the body for Nest to send. */
 function applyResult(
   req: Request,
   res: Response,
   resource: ResourceDefinition | undefined,
   result: unknown,
-): string | undefined {
+): string | StreamableFile | undefined {
+  if (result instanceof RecordStream) return streamResult(req, res, resource, result);
   if (result instanceof RenderedResponse) {
     res.status(result.status);
     setHeaders(res, result.headers);
@@ -42,6 +60,25 @@ function applyResult(
   const rendered = renderResult(result, formatOf(res), resource, request);
   setHeaders(res, rendered.headers);
   return rendered.body;
+}
+
+/**
+ * A RecordStream, piped to the client as the renderer writes it. A failure after the first bytes
+ * cannot become an error response: the connection is cut (Nest's StreamableFile), so the client
+ * sees a truncated answer rather than one that looks complete.
+ */
+function streamResult(
+  req: Request,
+  res: Response,
+  resource: ResourceDefinition | undefined,
+  result: RecordStream,
+): StreamableFile {
+  const renderer = RENDERERS[formatOf(res)];
+  const request = new ExpressRenderRequest(req, res.statusCode);
+  setHeaders(res, renderer.headers ?? {});
+  res.setHeader('Content-Type', renderer.contentType);
+  const body = renderer.stream!(result, { resource, request, headers: {} });
+  return new StreamableFile(Readable.from(body), { type: renderer.contentType });
 }
 
 function setHeaders(res: Response, headers: ResponseHeaders): void {

@@ -12,16 +12,26 @@ import {
   renderError as renderErrorWith,
   renderResult as renderResultWith,
 } from '../../core/render';
+import { CSV_RENDERER } from '../../core/csv';
 import { ResourceDefinition } from '../../core/resource';
 import { HTML_RENDERER } from '../browsable/html-renderer';
 
-export type Format = 'json' | 'xml' | 'html';
+export type Format = 'json' | 'xml' | 'html' | 'csv';
 
 export const RENDERERS: Record<Format, Renderer> = {
   json: JSON_RENDERER,
   xml: XML_RENDERER,
   html: HTML_RENDERER,
+  csv: CSV_RENDERER,
 };
+
+/**
+ * The format an error is answered in, for a request in `format`: a CSV request's errors are JSON
+ * (`{message, errors?}`, application/json), since a table has no place for a message.
+ */
+export function errorFormat(format: Format): Format {
+  return format === 'csv' ? 'json' : format;
+}
 
 /** A handler's result in `format`, with its headers (core/render.ts's `renderResult`). */
 export function renderResult(
@@ -35,5 +45,5 @@ export function renderResult(
 
 /** An error in `format`, with its headers. */
 export function renderError(format: Format, failure: Failure, request?: RenderRequest): Rendering {
-  return renderErrorWith(RENDERERS[format], failure, request);
+  return renderErrorWith(RENDERERS[errorFormat(format)], failure, request);
 }

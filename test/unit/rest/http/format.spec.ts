@@ -112,8 +112,39 @@ describe('format negotiation with the browsable API on', () => {
   });
 
   it('should answer 406 to other explicit formats (the page for a browser: test/e2e)', () => {
-    expect(answer('/api/demo/marbles.csv')).toBe(406);
+    expect(answer('/api/demo/marbles.tsv')).toBe(406);
     expect(answer('/api/demo/marbles?format=yaml', 'application/json')).toBe(406);
+  });
+});
+
+describe('format negotiation: CSV', () => {
+  it('should answer CSV to the reads of a collection by suffix, format= and Accept', () => {
+    for (const url of [
+      '/api/demo/marbles.csv',
+      '/api/demo/marbles/1?format=csv',
+      '/api/plain/movies.CSV',
+    ]) {
+      expect([url, answer(url), answer(url, undefined, 'HEAD')]).toEqual([url, 'csv', 'csv']);
+    }
+    expect(answer('/api/demo/marbles', 'text/csv')).toBe('csv');
+    expect(answer('/api/demo/marbles', 'text/csv, application/json')).toBe('csv');
+    expect(answer('/api/demo/marbles', 'application/json;q=0.5, text/csv')).toBe('csv');
+  });
+
+  it('should leave Accept as it was where text/csv loses, or is named only by a wildcard', () => {
+    expect(answer('/api/demo/marbles', 'application/json, text/csv')).toBe('json');
+    expect(answer('/api/demo/marbles', 'text/csv;q=0.5, application/xml')).toBe('xml');
+    expect(answer('/api/demo/marbles', 'text/csv;q=0')).toBe('json');
+    expect(answer('/api/demo/marbles', 'text/*')).toBe('xml');
+    expect(answer('/api/demo/marbles', BROWSER)).toBe('html');
+  });
+
+  it('should refuse an explicit CSV elsewhere with 406, and ignore Accept: text/csv there', () => {
+    expect(answer('/api/demo/marbles.csv', undefined, 'POST')).toBe(406);
+    expect(answer('/api.csv')).toBe(406);
+    expect(answer('/health/live.csv')).toBe(406);
+    expect(answer('/api/demo/marbles', 'text/csv', 'POST')).toBe('json');
+    expect(answer('/health/live', 'text/csv')).toBe('json');
   });
 });
 

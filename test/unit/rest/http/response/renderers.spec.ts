@@ -145,6 +145,19 @@ describe('RENDERERS', () => {
   it('should have one entry per format, each with its Content-Type', () => {
     expect(
       Object.fromEntries(Object.entries(RENDERERS).map(([k, r]) => [k, r.contentType])),
-    ).toEqual({ json: JSON_TYPE, xml: XML_TYPE, html: 'text/html; charset=utf-8' });
+    ).toEqual({
+      json: JSON_TYPE,
+      xml: XML_TYPE,
+      html: 'text/html; charset=utf-8',
+      csv: 'text/csv; charset=utf-8; header=present',
+    });
+  });
+
+  it('should answer the errors of a CSV request in JSON', () => {
+    const failure = { status: 400, body: { message: 'Invalid query parameters.' } };
+    expect(renderError('csv', failure)).toEqual({
+      headers: { 'Content-Type': JSON_TYPE },
+      body: '{"message":"Invalid query parameters."}',
+    });
   });
 });
