@@ -120,6 +120,7 @@ export class AppModule {
         EventsModule.forRoot(
           config.events,
           collections.map((c) => c.declaration),
+          { heartbeatMs: config.events.heartbeatMs, maxUnsent: config.events.maxUnsentBytes },
         ),
         ...collections.map((c) => c.module),
       ],

@@ -30,6 +30,7 @@ export interface EventTiming extends HubOptions, Omit<SequencerOptions, 'retenti
 
 export const DEFAULT_TIMING: EventTiming = {
   pollMs: 50,
+  // The application gives these from its configuration (EventsConfig).
   heartbeatMs: 10_000,
   maxUnsent: 1024 * 1024,
   stallMs: 30_000,

@@ -55,9 +55,7 @@ describe('change feed: transactions that commit out of order', () => {
       );
       expect(writes.map((res) => res.status)).toEqual(writes.map(() => 200));
       const events = await until(start, (list) => list.length === 12);
-      expect(events.map((e) => e.id)).toEqual(
-        events.map((_, i) => String(Number(start) + i + 1)),
-      );
+      expect(events.map((e) => e.id)).toEqual(events.map((_, i) => String(Number(start) + i + 1)));
       const db = t.app.get(SqlDatabase);
       const [{ n }] = await t.query(
         `SELECT COUNT(*) AS n FROM ${db.quote('record_events')} WHERE ${db.quote('position')} IS NULL`,
