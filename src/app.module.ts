@@ -152,7 +152,13 @@ export class AppModule {
         EventsModule.forRoot(
           config.events,
           collections.map((c) => c.declaration),
-          { livePages: config.browsableApi && !config.auth.readsRequired },
+          {
+            livePages: config.browsableApi && !config.auth.readsRequired,
+            timing: {
+              heartbeatMs: config.events.heartbeatMs,
+              maxUnsent: config.events.maxUnsentBytes,
+            },
+          },
         ),
         ...collections.map((c) => c.module),
       ],

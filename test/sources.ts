@@ -37,3 +37,4 @@ export { AccessControl } from '../src/rest/http/auth/access-control';
 export { parseXml } from '../src/rest/core/xml-input';
 export { IdempotencyPurge } from '../src/rest/http/safe-writes/idempotency-purge';
 export type { TransactionRunner } from '../src/rest/sql/transactions';
+export { writeContext } from '../src/events/request-context';

@@ -86,6 +86,16 @@ export interface EventsConfig {
   enabled: boolean;
   /** EVENTS_RETENTION (default 7d): how long events are kept, in milliseconds. */
   retentionMs: number;
+  /**
+   * A comment line to every open stream this often, in milliseconds: 10 000 (the contract asks
+   * for at most 15 s). No variable sets it; a test may give a shorter one.
+   */
+  heartbeatMs: number;
+  /**
+   * Bytes a stream may have waiting unsent before it is closed: 1 MiB. No variable sets it; a
+   * test may give a smaller one.
+   */
+  maxUnsentBytes: number;
 }
 
 export interface AuthConfig {
@@ -475,6 +485,8 @@ export function loadConfig(
     events: {
       enabled: flag(vars.EVENTS_ENABLED ?? 'true'),
       retentionMs: retentionSeconds * 1000,
+      heartbeatMs: 10_000,
+      maxUnsentBytes: 1024 * 1024,
     },
   };
 }

@@ -20,13 +20,18 @@ const COLUMNS = [
 /**
  * The write side of the feed: the events of a write, added to `record_events` in the write's
  * transaction (the outbox). Each event of a created or updated record holds the record as `show`
- * would answer right after the change, read in that transaction, and its ETag.
+ * would answer right after the change, read in that transaction, and its ETag. Once the write's
+ * transaction has committed, the sequencer is nudged to position them.
  */
 export class ChangeRecorder implements ChangeLog {
   private readonly inTx: TxDatabase;
   private readonly queries = new Map<ResourceDefinition, RecordQuery>();
 
-  constructor(private readonly db: SqlDatabase) {
+  constructor(
+    private readonly db: SqlDatabase,
+    /** Called once a transaction that recorded events has committed (the sequencer's nudge). */
+    private readonly committed: () => void = () => undefined,
+  ) {
     this.inTx = new TxDatabase(db);
   }
 
@@ -67,6 +72,7 @@ export class ChangeRecorder implements ChangeLog {
         ids.map(() => `(${placeholders(COLUMNS.length)})`).join(', '),
       values,
     );
+    tx.afterCommit(this.committed);
   }
 
   private queryOf(resource: ResourceDefinition): RecordQuery {

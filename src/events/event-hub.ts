@@ -91,15 +91,22 @@ export class EventHub {
         return;
       }
       const events = await this.store.after(stream.seen, READ_BATCH, through, wanted);
-      if (stream.closed) return;
-      for (const event of events) this.send(stream, event, sseText(event));
-      stream.seen = events.length < READ_BATCH ? through : events[events.length - 1].position;
-      if (stream.res.writableLength > this.options.maxUnsent / 2) {
-        if (!(await drained(stream.res, this.options.stallMs))) {
-          stream.res.destroy();
-          this.close(stream);
+      for (const event of events) {
+        if (stream.closed) return;
+        stream.seen = event.position;
+        // At the client's pace: once the socket's buffer is full, it waits for the client to
+        // take it (a batch of big events may hold many times maxUnsent), or is closed after
+        // stallMs without taking anything.
+        if (!this.send(stream, event, sseText(event), false)) {
+          if (!(await drained(stream.res, this.options.stallMs))) {
+            stream.res.destroy();
+            this.close(stream);
+            return;
+          }
         }
       }
+      if (stream.closed) return;
+      if (events.length < READ_BATCH) stream.seen = through;
     }
   }
 
@@ -152,22 +159,28 @@ export class EventHub {
     }
   }
 
-  private send(stream: Stream, event: StoredEvent, text: string): void {
-    if (stream.closed) return;
-    if (stream.collections && !stream.collections.has(event.collection)) return;
-    stream.res.write(text);
-    if (stream.res.writableLength > this.options.maxUnsent) {
+  /**
+   * Writes `text` to the stream; false when the socket's buffer is full (wait for 'drain').
+   * `bounded` (the fan-out): closed past maxUnsent; a stream catching up waits instead.
+   */
+  private send(stream: Stream, event: StoredEvent, text: string, bounded = true): boolean {
+    if (stream.closed) return true;
+    if (stream.collections && !stream.collections.has(event.collection)) return true;
+    const flowing = stream.res.write(text);
+    if (bounded && stream.res.writableLength > this.options.maxUnsent) {
       // It does not read: closed, not buffered without bound. It resumes with its last id.
       stream.res.destroy();
       this.close(stream);
     }
+    return flowing;
   }
 
   private beat(): void {
     for (const stream of this.streams) {
       if (stream.closed) continue;
       stream.res.write(': heartbeat\n\n');
-      if (stream.res.writableLength > this.options.maxUnsent) {
+      // One catching up is paced by its own writes (it waits, or is closed after stallMs).
+      if (stream.live && stream.res.writableLength > this.options.maxUnsent) {
         stream.res.destroy();
         this.close(stream);
       }

@@ -62,6 +62,20 @@ const EXAMPLE = {
   next: 'http://localhost:3000/api/events?after=42',
 };
 
+/** The stream: one `id`/`event`/`data` block per event, and comment lines. */
+const STREAM = {
+  schema: {
+    type: 'string',
+    description:
+      'Server-Sent Events: `id` the cursor, `event` the action, `data` the event as JSON (as in ' +
+      'a page); comment lines (`: heartbeat`) keep the connection open.',
+  },
+  example:
+    ': events\n\n' +
+    `id: 42\nevent: updated\ndata: ${JSON.stringify(EXAMPLE.results[0])}\n\n` +
+    ': heartbeat\n\n',
+};
+
 function spec(operationId: string, summary: string, all: boolean): PlainSpec {
   return {
     tag: TAG,
@@ -102,7 +116,15 @@ function spec(operationId: string, summary: string, all: boolean): PlainSpec {
         schema: { type: 'string' },
       },
     ],
-    success: [200, { description: 'A page of events.', schema: PAGE, example: EXAMPLE }],
+    success: [
+      200,
+      {
+        description: 'A page of events, or with `Accept: text/event-stream` the stream.',
+        schema: PAGE,
+        example: EXAMPLE,
+        otherMedia: { 'text/event-stream': STREAM },
+      },
+    ],
     errors: [400, 410],
   };
 }

@@ -31,10 +31,12 @@ export interface EventTiming extends HubOptions, Omit<SequencerOptions, 'retenti
 
 export const DEFAULT_TIMING: EventTiming = {
   pollMs: 50,
+  // The application gives these from its configuration (EventsConfig).
   heartbeatMs: 10_000,
   maxUnsent: 1024 * 1024,
   stallMs: 30_000,
-  everyMs: 50,
+  // Writes of this instance nudge the sequencer as they commit; the poll is for the rest.
+  everyMs: 1_000,
   leaseMs: 5_000,
   purgeEveryMs: 60_000,
 };
@@ -73,7 +75,7 @@ export class EventsRuntime {
       () => this.hub.nudge(),
       report('sequencer'),
     );
-    this.recorder = new ChangeRecorder(db);
+    this.recorder = new ChangeRecorder(db, () => this.sequencer.nudge());
   }
 }
 

@@ -3,12 +3,16 @@
  * of the outbox id within each batch, each batch committed at once with the sequencer row's
  * `last_position`. docs/events.md argues why a reader of positions then never misses an event.
  *
- * One instance sequences at a time: the one holding the lease in `record_event_sequencer`
- * (`holder` until `expires_at`), taken or renewed by a conditional UPDATE. The lease only keeps
- * the others from polling; correctness does not rest on it: every batch locks the sequencer row
- * first and reads `last_position` under that lock, so two batches never overlap, whoever runs
- * them. The holder also purges events older than the retention, in bounded batches.
+ * A batch runs when a write of this instance that recorded events has committed (`nudge`, from
+ * the transaction's after-commit callback), and otherwise on a slow poll by the one instance
+ * holding the lease in `record_event_sequencer` (`holder` until `expires_at`, taken or renewed
+ * by a conditional UPDATE): for the events whose writer crashed between its commit and its nudge,
+ * or that were written from outside. Any instance may run a batch: correctness rests on the
+ * sequencer row, which every batch locks first, reading `last_position` under that lock, so two
+ * batches never overlap, whoever runs them. The lease only decides who polls; the holder also
+ * purges events older than the retention, in bounded batches.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { onPrimary } from '../rest/sql/replicas';
@@ -16,7 +20,7 @@ import { SqlDatabase, Tx } from '../rest/sql/sql-database';
 import { SEQUENCER } from './event-store';
 
 export interface SequencerOptions {
-  /** How often the holder looks for events without a position, in ms. */
+  /** How often the holder looks for events without a position, in ms (writes of this instance nudge). */
   everyMs: number;
   /** How long a lease lasts; it is renewed at half of it. */
   leaseMs: number;
@@ -37,6 +41,8 @@ export class Sequencer {
   private lastTry = 0;
   private lastPurge = 0;
   private running?: Promise<void>;
+  /** A write committed events since the current round began sequencing. */
+  private nudged = false;
   private stopped = false;
 
   constructor(
@@ -70,21 +76,53 @@ export class Sequencer {
     }
   }
 
-  /** One round, unless one is under way: lease, positions, and now and then the purge. */
+  /** The poll's round, unless one is under way: lease, positions, and now and then the purge. */
   tick(): Promise<void> {
+    return this.run(true);
+  }
+
+  /**
+   * A write of this instance committed events: they are positioned at once, lease or not. While
+   * a round runs, nudges made meanwhile are one more batch after it (the running batch may have
+   * read before they committed); never more than one round at a time.
+   */
+  nudge(): void {
+    if (this.stopped) return;
+    this.nudged = true;
+    this.detached();
+  }
+
+  /**
+   * A round started from outside the caller's async context (the committing request's): its
+   * statements are not the request's, in traces, logs or the request's context.
+   */
+  private readonly detached = AsyncResource.bind(() => void this.run(false));
+
+  private run(poll: boolean): Promise<void> {
     if (this.running || this.stopped) return this.running ?? Promise.resolve();
-    this.running = this.round()
+    this.running = this.round(poll)
       .catch((error) => this.onError(error))
-      .finally(() => (this.running = undefined));
+      .finally(() => {
+        this.running = undefined;
+        // A nudge that came after the round's last look.
+        if (this.nudged) void this.run(false);
+      });
     return this.running;
   }
 
-  private async round(): Promise<void> {
-    if (!(await this.lease())) return;
-    while ((await this.sequence()) === SEQUENCE_BATCH && !this.stopped);
-    if (Date.now() - this.lastPurge >= this.options.purgeEveryMs) {
-      this.lastPurge = Date.now();
-      while ((await this.purge()) === PURGE_BATCH && !this.stopped);
+  private async round(poll: boolean): Promise<void> {
+    if (poll && (await this.lease())) {
+      this.nudged = false;
+      while ((await this.sequence()) === SEQUENCE_BATCH && !this.stopped);
+      if (Date.now() - this.lastPurge >= this.options.purgeEveryMs) {
+        this.lastPurge = Date.now();
+        while ((await this.purge()) === PURGE_BATCH && !this.stopped);
+      }
+    }
+    while (this.nudged && !this.stopped) {
+      this.nudged = false;
+      // Events are known to wait: no look first.
+      while ((await this.sequence(false)) === SEQUENCE_BATCH && !this.stopped);
     }
   }
 
@@ -109,15 +147,17 @@ export class Sequencer {
 
   /**
    * One batch: the committed events without a position, in outbox order, get the next positions.
-   * A plain read first, so that an idle feed costs one indexed lookup per round.
+   * With `look`, a plain read first, so that an idle feed costs one indexed lookup per poll.
    */
-  async sequence(): Promise<number> {
-    const waiting = await onPrimary(() =>
-      this.db.query(
-        `SELECT ${this.q('id')} FROM ${this.q('record_events')} WHERE ${this.q('position')} IS NULL LIMIT 1`,
-      ),
-    );
-    if (waiting.length === 0) return 0;
+  async sequence(look = true): Promise<number> {
+    if (look) {
+      const waiting = await onPrimary(() =>
+        this.db.query(
+          `SELECT ${this.q('id')} FROM ${this.q('record_events')} WHERE ${this.q('position')} IS NULL LIMIT 1`,
+        ),
+      );
+      if (waiting.length === 0) return 0;
+    }
     const { count, head } = await this.db.transaction((tx) => this.assign(tx));
     if (count > 0) this.onSequenced(head);
     return count;

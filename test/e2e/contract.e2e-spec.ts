@@ -42,6 +42,9 @@ interface UntypedApi {
   PATCH(path: string, init: object): Promise<{ response: Response; error?: unknown }>;
 }
 
+/** The media of a body, by their names. */
+const JSON_AND_XML_MEDIA = { 'application/json': {}, 'application/xml': {} };
+
 describe('The OpenAPI document and a client generated from it', () => {
   const t = useApp({
     apiToken: TOKEN,
@@ -142,6 +145,8 @@ describe('The OpenAPI document and a client generated from it', () => {
   });
 
   it('should give each operation a summary, JSON and XML media, the token on writes and the statuses it answers', () => {
+    /** The routes whose success may be a Server-Sent Events stream. */
+    const streamed: string[] = [];
     for (const [path, item] of Object.entries(doc.paths as Json)) {
       for (const [method, op] of Object.entries(item as Json) as [string, Json][]) {
         const where = `${method} ${path}`;
@@ -163,19 +168,39 @@ describe('The OpenAPI document and a client generated from it', () => {
           const id = (op.parameters as Json[]).find((p) => p.name === 'id')!;
           expect(id.schema.type).toBe('integer');
         }
-        // A read's `.csv` twin answers CSV; its errors, like every other body, JSON and XML.
-        const [success, ...others] = Object.values(op.responses as Json) as Json[];
+        // Every body is JSON or XML; a read's `.csv` twin answers CSV (its errors JSON and XML);
+        // the change feed's pages may also be asked for as a stream.
+        const media = (content: unknown) => ({ where, media: Object.keys(content as Json) });
+        if (op.requestBody) {
+          expect(media(op.requestBody.content)).toEqual(media(JSON_AND_XML_MEDIA));
+        }
         const csv = path.endsWith('.csv');
-        if (csv) expect(Object.keys(success.content as Json)).toEqual(['text/csv']);
-        for (const content of [
-          op.requestBody?.content,
-          ...(csv ? others : [success, ...others]).map((r: Json) => r.content),
-        ]) {
-          if (content)
-            expect(Object.keys(content as Json)).toEqual(['application/json', 'application/xml']);
+        const [first] = Object.keys(op.responses as Json);
+        for (const [status, response] of Object.entries(op.responses as Json) as [string, Json][]) {
+          if (!response.content) continue;
+          const feed = status === '200' && /\/events$/.test(path);
+          if (feed) streamed.push(`${method.toUpperCase()} ${path}`);
+          expect(media(response.content)).toEqual(
+            csv && status === first
+              ? media({ 'text/csv': {} })
+              : feed
+                ? media({ ...JSON_AND_XML_MEDIA, 'text/event-stream': {} })
+                : media(JSON_AND_XML_MEDIA),
+          );
         }
       }
     }
+    // Both forms of the change feed, and no other route.
+    expect(streamed.sort()).toEqual(
+      eventRoutes(COLLECTIONS)
+        .map((route) => route.split(' ').slice(0, 2).join(' '))
+        .sort(),
+    );
+    const stream = doc.paths['/api/events'].get.responses['200'].content['text/event-stream'];
+    expect(stream.schema.type).toBe('string');
+    expect(stream.example).toMatch(
+      /^: events\n\nid: 42\nevent: updated\ndata: \{.*\}\n\n: heartbeat\n\n$/,
+    );
     const marbles = doc.paths['/api/demo/marbles'];
     expect(Object.keys(marbles.get.responses)).toEqual(['200', '304', '400', '406', '503']);
     expect(Object.keys(marbles.post.responses)).toEqual([

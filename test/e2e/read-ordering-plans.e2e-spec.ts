@@ -9,8 +9,9 @@
  * documented in README "Large tables": a reference the record does not hold (an e-mail's
  * `billing_user`).
  */
-import { scalarFields, SqlDatabase, EMAILS, MARBLES, PHONE_NUMBERS } from '../sources';
+import { scalarFields, EMAILS, MARBLES, PHONE_NUMBERS } from '../sources';
 import { TestApp, useApp } from './harness';
+import { Statement, readsOf } from './statements';
 
 /** Enough rows for MariaDB to prefer an index over sorting (at 10 000 narrow rows it still sorts). */
 const ROWS = 30_000;
@@ -52,26 +53,9 @@ function seedRows() {
   return { users, marbles, emails, phone_numbers: phones };
 }
 
-interface Statement {
-  sql: string;
-  parameters?: unknown[];
-}
-
-/** The read statements the app runs while answering `path`. */
+/** The read statements the app runs while answering `path` (its own, not the feed's). */
 async function statementsOf(t: TestApp, path: string): Promise<Statement[]> {
-  const db = t.app.get(SqlDatabase);
-  const seen: Statement[] = [];
-  const query = db.query.bind(db);
-  const spy = jest.spyOn(db, 'query').mockImplementation((sql, parameters) => {
-    seen.push({ sql, parameters });
-    return query(sql, parameters);
-  });
-  try {
-    await t.http().get(path).expect(200);
-  } finally {
-    spy.mockRestore();
-  }
-  return seen;
+  return (await readsOf(t, path)).statements;
 }
 
 /** How the database reads a statement, as one line per step, and whether any step sorts. */

@@ -74,6 +74,12 @@ export interface ClusterStatus {
 /** One transaction's view of the database. */
 export interface Tx {
   run(sql: string, parameters?: unknown[]): Promise<RunResult>;
+  /**
+   * `callback` is called once this transaction has committed (the unit of work's, when the
+   * transaction joined one), after its connection went back: not after a rollback, nor when
+   * the commit's outcome is unknown. A callback's error is not the write's: it is ignored.
+   */
+  afterCommit(callback: () => void): void;
 }
 
 export abstract class SqlDatabase {

@@ -4,7 +4,8 @@
  * SQLite. The rules, whatever ended a transaction:
  *
  * - COMMIT answered: the connection goes back to the pool (unless the server says a transaction
- *   is still open on it: then it is ended).
+ *   is still open on it: then it is ended), then the work's after-commit callbacks are called
+ *   (Tx.afterCommit: the change feed's nudge). No other ending calls them.
  * - A failure before COMMIT (a statement refused, a lock wait timeout, a killed query, an error of
  *   the work itself): ROLLBACK, and the connection goes back only when the server's answer to the
  *   ROLLBACK says no transaction is open; otherwise it is ended. Nothing was written.
@@ -140,21 +141,29 @@ export class TransactionRunner {
 
   private async once<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const session = await this.sessions();
+    const committed: (() => void)[] = [];
     let result: T;
     try {
       await this.send(session, session.begin);
-      result = await work(this.txOf(session));
+      result = await work(this.txOf(session, committed));
     } catch (error) {
       await this.abandon(session, error);
       throw error;
     }
-    let committed;
+    let answer;
     try {
-      committed = await this.send(session, 'COMMIT', [], true);
+      answer = await this.send(session, 'COMMIT', [], true);
     } catch (error) {
       throw await this.failedCommit(session, error);
     }
-    this.letGo(session, committed.inTransaction);
+    this.letGo(session, answer.inTransaction);
+    for (const callback of committed) {
+      try {
+        callback();
+      } catch {
+        // Told after the fact: the write has committed whatever the callback does.
+      }
+    }
     return result;
   }
 
@@ -208,8 +217,9 @@ export class TransactionRunner {
     return error;
   }
 
-  private txOf(session: TransactionSession): Tx {
+  private txOf(session: TransactionSession, committed: (() => void)[]): Tx {
     return {
+      afterCommit: (callback) => void committed.push(callback),
       run: async (sql, parameters = []) => {
         const done = this.observe?.(sql, 'write', this.pool);
         try {

@@ -37,6 +37,35 @@ describe('change feed: transactions that commit out of order', () => {
     }
   }
 
+  it("should position a write's events as it commits, without the sequencer's poll", async () => {
+    const runtime = t.app.get(EventsRuntime);
+    await runtime.sequencer.tick();
+    const start = String((await runtime.store.bounds()).head);
+    // The poll does nothing from here on: only the writes' own nudges position their events,
+    // also those of writes that commit while a batch runs.
+    const poll = jest.spyOn(runtime.sequencer, 'tick').mockResolvedValue();
+    try {
+      const writes = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          t
+            .http()
+            .patch(`/api/demo/marbles/${7 + (i % 2)}`)
+            .send({ radius_mm: 20 + i }),
+        ),
+      );
+      expect(writes.map((res) => res.status)).toEqual(writes.map(() => 200));
+      const events = await until(start, (list) => list.length === 12);
+      expect(events.map((e) => e.id)).toEqual(events.map((_, i) => String(Number(start) + i + 1)));
+      const db = t.app.get(SqlDatabase);
+      const [{ n }] = await t.query(
+        `SELECT COUNT(*) AS n FROM ${db.quote('record_events')} WHERE ${db.quote('position')} IS NULL`,
+      );
+      expect(Number(n)).toBe(0);
+    } finally {
+      poll.mockRestore();
+    }
+  });
+
   it('should give a consumer holding a later cursor the event of the transaction that committed last', async () => {
     const runtime = t.app.get(EventsRuntime);
     const db = t.app.get(SqlDatabase);

@@ -11,13 +11,23 @@ export interface SseEvent {
 export class SseStream {
   readonly events: SseEvent[] = [];
   comments = 0;
+  /** The comment lines, as sent (`: events`, `: heartbeat`). */
+  readonly notes: string[] = [];
   ended = false;
   status = 0;
   headers: IncomingMessage['headers'] = {};
   private waiters: (() => void)[] = [];
   private buffer = '';
+  private held?: IncomingMessage;
 
   constructor(private readonly req: ClientRequest) {}
+
+  /** Called by `openStream` for a client that does not read: the response stays unread. */
+  hold(res: IncomingMessage): void {
+    this.status = res.statusCode ?? 0;
+    this.headers = res.headers;
+    this.held = res;
+  }
 
   /** Called by `openStream` with the response. */
   attach(res: IncomingMessage): void {
@@ -46,6 +56,7 @@ export class SseStream {
   private parse(block: string): void {
     if (block.startsWith(':')) {
       this.comments++;
+      this.notes.push(block);
       return;
     }
     const fields: Record<string, string> = {};
@@ -86,13 +97,18 @@ export class SseStream {
   }
 }
 
-/** Opens `path` on `server` (listening) with Accept: text/event-stream and `headers`. */
+/**
+ * Opens `path` on `server` (listening, or its port) with Accept: text/event-stream and `headers`.
+ * `reading: false`: the client reads nothing (the socket stops being read once the response's
+ * own buffer is full, and the kernel's buffers fill up behind it).
+ */
 export function openStream(
-  server: Server,
+  server: Server | number,
   path: string,
   headers: Record<string, string> = {},
+  { reading = true } = {},
 ): Promise<SseStream> {
-  const { port } = server.address() as AddressInfo;
+  const port = typeof server === 'number' ? server : (server.address() as AddressInfo).port;
   return new Promise((resolve, reject) => {
     const req = httpRequest({
       host: '127.0.0.1',
@@ -102,7 +118,8 @@ export function openStream(
     });
     const stream = new SseStream(req);
     req.on('response', (res) => {
-      stream.attach(res);
+      if (reading) stream.attach(res);
+      else stream.hold(res);
       resolve(stream);
     });
     req.on('error', reject);

@@ -326,7 +326,14 @@ function operationObject({ spec, context, tag }: Route): Json {
   responses[String(status)] = {
     description: success.description,
     ...(success.headers ? { headers: success.headers } : {}),
-    ...(success.schema ? { content: media(success.schema, responseExample(spec, context)) } : {}),
+    ...(success.schema
+      ? {
+          content: {
+            ...media(success.schema, responseExample(spec, context)),
+            ...success.otherMedia,
+          },
+        }
+      : {}),
   };
   for (const error of statusesOf(spec)) {
     responses[String(error)] = { $ref: `#/components/responses/${ERROR_RESPONSES[error].name}` };

@@ -48,6 +48,8 @@ export interface ResponseSpec {
   /** No body (204). */
   schema?: Schema;
   headers?: Record<string, Header>;
+  /** Media types answered besides JSON and XML (the change feed's `text/event-stream`). */
+  otherMedia?: Record<string, { schema: Schema; example?: string }>;
 }
 
 export interface Header {

@@ -23,7 +23,8 @@ function failing(inner: SqlDatabase, prefix: string, failAt: number): SqlDatabas
     dialect: inner.dialect,
     quote: (name) => inner.quote(name),
     query: (sql, parameters) => inner.query(sql, parameters),
-    transaction: (work) => inner.transaction((tx) => work({ run: run(tx) })),
+    transaction: (work) =>
+      inner.transaction((tx) => work({ run: run(tx), afterCommit: (c) => tx.afterCommit(c) })),
     write: (sql, parameters) => inner.write(sql, parameters),
     unitOfWork: (work) => inner.unitOfWork(work),
   };
@@ -462,6 +463,7 @@ describe('RecordWriter on SQLite', () => {
                 if (sql.startsWith('INSERT')) inserts.push(sql);
                 return tx.run(sql, parameters);
               },
+              afterCommit: (callback) => tx.afterCommit(callback),
             }),
           ),
         unitOfWork: (work) => db.unitOfWork(work),

@@ -129,6 +129,49 @@ describe('TransactionRunner', () => {
     ]);
     expect(second.sent).toEqual(['START TRANSACTION', 'UPDATE', 'COMMIT']);
   });
+
+  describe('after-commit callbacks', () => {
+    /** Runs `work` registering a callback that notes the session's state when it is called. */
+    async function told(runner: TransactionRunner, sessions: FakeSession[]) {
+      const calls: string[] = [];
+      const outcome = await runner
+        .transaction(async (tx) => {
+          tx.afterCommit(() => calls.push(sessions.map((s) => s.fate).join(',')));
+          tx.afterCommit(() => {
+            throw new Error('a careless callback');
+          });
+          tx.afterCommit(() => calls.push('second'));
+          return (await tx.run('UPDATE')).affected;
+        })
+        .catch((e: unknown) => e);
+      return { outcome, calls };
+    }
+
+    it('should call them once the COMMIT is answered and the connection is back, in order', async () => {
+      const session = new FakeSession();
+      // A throwing callback neither fails the write nor keeps the next one from being called.
+      expect(await told(runnerOf(session), [session])).toEqual({
+        outcome: 1,
+        calls: ['released', 'second'],
+      });
+    });
+
+    it('should not call them after a rollback, nor when the COMMIT may have been saved', async () => {
+      const refused = new FakeSession({ UPDATE: driverError('ER_LOCK_WAIT_TIMEOUT', 1205) });
+      expect((await told(runnerOf(refused), [refused])).calls).toEqual([]);
+      const lost = new FakeSession({ COMMIT: driverError('ECONNRESET', 0, true) });
+      expect((await told(runnerOf(lost), [lost])).calls).toEqual([]);
+    });
+
+    it('should call only those of the try that committed', async () => {
+      const first = new FakeSession({ UPDATE: driverError('ER_LOCK_DEADLOCK', 1213) });
+      const second = new FakeSession();
+      expect(await told(runnerOf(first, second), [first, second])).toEqual({
+        outcome: 1,
+        calls: ['released,released', 'second'],
+      });
+    });
+  });
 });
 
 describe('what a driver error means', () => {

@@ -1,0 +1,186 @@
+/**
+ * The change feed's streams and pages around the edges (docs/events.md): the heartbeat comment,
+ * a consumer that does not read (closed, not buffered; it resumes and loses nothing), the HTML
+ * page, and the `.xml` / `.json` suffixes on both routes. The app runs with a short heartbeat
+ * and a small bound on unsent bytes, given through its configuration.
+ */
+import type { Server } from 'node:http';
+import { EventsRuntime } from '../../../src/events/events.module';
+import { loadConfig } from '../../sources';
+import request from 'supertest';
+import { useApp } from '../harness';
+import { USERS, marbleRow } from '../fixtures';
+import { expectJson } from '../http';
+import { openStream } from './sse';
+
+type Event = Record<string, unknown>;
+
+const HEARTBEAT_MS = 100;
+const MAX_UNSENT = 4096;
+
+describe('change feed: streams and pages', () => {
+  const t = useApp({
+    events: { ...loadConfig({}).events, heartbeatMs: HEARTBEAT_MS, maxUnsentBytes: MAX_UNSENT },
+    seedEach: { users: USERS, marbles: [marbleRow(7, 'Amber')] },
+  });
+  let server: Server;
+
+  beforeAll(async () => {
+    server = t.app.getHttpServer() as Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+
+  /** The feed's head now: the cursor to read what comes next from. */
+  async function head(): Promise<number> {
+    await t.app.get(EventsRuntime).sequencer.tick();
+    return (await t.app.get(EventsRuntime).store.bounds()).head;
+  }
+
+  /** The events after `after` as a JSON page, once there are `count`. */
+  async function pageAfter(after: number, count: number): Promise<Event[]> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const res = await t.http().get(`/api/events?after=${after}&limit=1000`);
+      expectJson(res, 200);
+      const results = res.body.results as Event[];
+      if (results.length >= count || Date.now() > deadline) return results;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('should send a heartbeat comment on an idle stream, at the configured interval', async () => {
+    const stream = await openStream(server, '/api/events');
+    try {
+      expect(stream.status).toBe(200);
+      // The opening comment, then heartbeats: nothing else happens on an idle feed.
+      await stream.until((s) => s.notes.length >= 3);
+      expect(stream.notes.slice(0, 3)).toEqual([': events', ': heartbeat', ': heartbeat']);
+      expect(stream.events).toEqual([]);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('should close a stream whose consumer does not read, and lose nothing when it resumes', async () => {
+    const hub = t.app.get(EventsRuntime).hub;
+    const from = await head();
+    const idle = await openStream(server, '/api/demo/marbles/events', {}, { reading: false });
+    try {
+      await waitUntil(() => hub.size === 1, 'the stream open');
+      // Big events (10 000-character descriptions): far more than the socket's buffers hold.
+      const description = 'x'.repeat(10_000);
+      const created: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        const res = await t
+          .http()
+          .post('/api/demo/marbles')
+          .send(Array.from({ length: 90 }, (_, i) => ({ name: `M${round}-${i}`, description })));
+        expect(res.status).toBe(201);
+        created.push(...(res.body.records as { id: number }[]).map((r) => r.id));
+      }
+      const feed = await pageAfter(from, created.length);
+      expect(feed.map((e) => e.record_id)).toEqual(created);
+      // The service closed it rather than keep what it does not read.
+      await waitUntil(() => hub.size === 0, 'the stream closed');
+
+      // It connects again with the last id it had (none: the cursor it started from), and
+      // catching up it is sent everything at its own pace.
+      const again = await openStream(server, '/api/demo/marbles/events', {
+        'Last-Event-ID': String(from),
+      });
+      try {
+        await again.until((s) => s.events.length >= created.length);
+        expect(again.ended).toBe(false);
+        expect(again.events.map((e) => e.id)).toEqual(feed.map((e) => e.id));
+        expect(again.events.map((e) => e.data.record_id)).toEqual(created);
+      } finally {
+        again.close();
+      }
+    } finally {
+      idle.close();
+    }
+  });
+
+  it('should serve /api/events and {collection}/events with .xml and .json suffixes', async () => {
+    const from = await head();
+    expect((await t.http().patch('/api/demo/marbles/7').send({ radius_mm: 4 })).status).toBe(200);
+    const [event] = await pageAfter(from, 1);
+    for (const path of ['/api/events', '/api/demo/marbles/events']) {
+      const xml = await t.http().get(`${path}.xml?after=${from}`);
+      expect([path, xml.status, xml.headers['content-type']]).toEqual([
+        path,
+        200,
+        'application/xml; charset=utf-8',
+      ]);
+      expect(xml.text).toContain(
+        `<results type="array"><result><id>${event.id as string}</id><collection>marbles</collection>` +
+          '<action>updated</action><record-id type="integer">7</record-id><record><id type="integer">7</id>',
+      );
+      // `next` keeps the way the format was asked for.
+      expect(xml.text).toContain(`<next>http://127.0.0.1:`);
+      expect(xml.text).toMatch(new RegExp(`${path}\\.xml\\?after=${event.id as string}</next>`));
+      const json = await t.http().get(`${path}.json?after=${from}`);
+      expectJson(json, 200);
+      expect((json.body.results as Event[]).map((e) => e.id)).toEqual([event.id]);
+    }
+    expect((await t.http().get('/api/events.csv')).status).toBe(406);
+  });
+
+  it('should draw a page of events in HTML: title, request, format links, and the events', async () => {
+    const from = await head();
+    expect((await t.http().patch('/api/demo/marbles/7').send({ radius_mm: 5 })).status).toBe(200);
+    const events = await pageAfter(from, 1);
+    const pages: [string, string][] = [
+      ['/api/events', 'The change feed of every collection'],
+      ['/api/demo/marbles/events', 'The change feed of marbles'],
+    ];
+    for (const [path, title] of pages) {
+      // HTML is no medium of the OpenAPI document: asked without the harness's contract check.
+      const res = await request(server).get(`${path}?after=${from}`).set('Accept', 'text/html');
+      expect([path, res.status, res.headers['content-type']]).toEqual([
+        path,
+        200,
+        'text/html; charset=utf-8',
+      ]);
+      const page = res.text;
+      expect(/<h1>([^<]*)<\/h1>/.exec(page)?.[1]).toBe(title);
+      expect(page).toContain(`<main id="main" data-path="${path}"`);
+      expect(page).toContain(`<code class="request-line">GET ${path}?after=${from}</code>`);
+      // The other formats of the same page, each of which answers.
+      const links = [...page.matchAll(/<a href="([^"]*)">(JSON|XML)<\/a>/g)].map(
+        ([, href, label]) => [label, href.replace(/&amp;/g, '&')],
+      );
+      expect(links).toEqual([
+        ['JSON', `${path}.json?after=${from}`],
+        ['XML', `${path}.xml?after=${from}`],
+      ]);
+      for (const [, href] of links) expect((await t.http().get(href)).status).toBe(200);
+      // The response body as JSON, escaped: the events of the JSON page.
+      const body =
+        /<summary>JSON<\/summary>\s*<pre class="code" tabindex="0"><code>([\s\S]*?)<\/code><\/pre>/.exec(
+          page,
+        )?.[1];
+      const shown = JSON.parse(unescapeHtml(body ?? '')) as { results: Event[]; next: string };
+      expect(shown.results).toEqual(events);
+      expect(shown.next).toMatch(new RegExp(`${path}\\?after=${events[0].id as string}$`));
+    }
+  });
+});
+
+/** Waits for `check` to hold, checking on every turn of the event loop's timers. */
+async function waitUntil(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function unescapeHtml(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+}
