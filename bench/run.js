@@ -42,7 +42,13 @@
  *     bench/write.lua), against the Nest floor and the baseline, and the service with an
  *     Idempotency-Key or If-Match against itself without. Their bodies are checked first (the
  *     same but for new ids and times); the marbles a run changes are made before it and every
- *     row it added is removed after it. `node bench/statements.js` counts each write's SQL.
+ *     row it added is removed after it (and the events it recorded). `node bench/statements.js`
+ *     counts each write's SQL. The outbox's cost: create and update of the service against the
+ *     same service with EVENTS_ENABLED=false (port 3111).
+ *  6. Small size, after the writes: the change feed (bench/feed.js, the "events to N consumers"
+ *     rows), on a service instance of its own (port 3112): the delay from a create's 201 to its
+ *     event on 1, 100 and 1,000 open Server-Sent Event streams, and the service's statements per
+ *     second, CPU and memory with those streams open.
  *
  * After the runs, each server's resident memory (VmRSS, and its peak VmHWM) is printed.
  *
@@ -68,7 +74,7 @@
  *                             reports every replica in its rotation, caught up. For a primary and
  *                             a replica on this machine: `node scripts/mariadb-pair.js --database
  *                             records_bench` (prints both URLs)
- *   BENCH_PORT_OFFSET         added to every server's port (default 0: 3100-3110), for a second
+ *   BENCH_PORT_OFFSET         added to every server's port (default 0: 3100-3112), for a second
  *                             benchmark on the same machine
  *   BENCH_REDIS_URL           the Redis of the rate-limit rows (default: a redis-server of the
  *                             benchmark's own on a free port)
@@ -83,6 +89,11 @@
  *                             Node running this script; default the image's line (the
  *                             Dockerfile's node:<major>-slim, which scripts/image-node.sh
  *                             installs into .ci/tools once from the npm registry)
+ *   BENCH_FEED_CONSUMERS      the change feed's rows: numbers of streams, default 1,100,1000
+ *   BENCH_FEED_RATE           creates a second while they are open, default 20
+ *   BENCH_FEED_WRITES         creates per row, default 200
+ *   BENCH_FEED_IDLE           seconds with the streams open and nothing written, default 5
+ *   BENCH_FEED_WAIT           seconds past the last 201 to wait for the last events, default 10
  *   LOG_LEVEL                 passed to the service (default info: an access line per request)
  */
 'use strict';
@@ -93,6 +104,7 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const lib = require('./lib');
 const { startAccessDependencies } = require('./access');
+const feed = require('./feed');
 
 const { ROOT, fail } = lib;
 /** Same Host header to both servers in the body check, so next/previous links compare equal. */
@@ -193,6 +205,25 @@ const SERVERS = {
     port: 3110 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { RATE_LIMIT: '999999999/1h', RATE_LIMIT_WRITES: '999999999/1h' },
+  },
+  /** The service without the change feed: its writes add no event to the outbox. */
+  serviceNoEvents: {
+    label: 'no events',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3111 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { EVENTS_ENABLED: 'false' },
+  },
+  /**
+   * The service as `service`, for the change feed's rows alone (bench/feed.js): its memory and
+   * statements are those of the streams, not of the wrk rows.
+   */
+  serviceFeed: {
+    label: 'service, feed',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3112 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: {},
   },
 };
 
@@ -331,6 +362,16 @@ const WRITE_SCENARIOS = [
     write: { mode: 'bulk' },
     target: 0.7,
   },
+  // The outbox's cost: the same service with EVENTS_ENABLED=false as the reference.
+  ...[
+    ['create', 'create'],
+    ['update (PATCH 2 fields)', 'update'],
+  ].map(([name, mode]) => ({
+    name: `${name}, events / no events`,
+    reference: 'serviceNoEvents',
+    write: { mode },
+    target: 0.85,
+  })),
   ...[
     { name: 'create, JWT / no auth', service: 'serviceJwt', headers: JWT_HEADERS },
     { name: 'create, limits in Redis / none', service: 'serviceLimitedRedis' },
@@ -423,6 +464,8 @@ function loadSettings() {
             .filter((s) => !s.framework && s.reference !== 'service')
             .map((s) => ({ ...s, reference: 'servicePrimary' }))
         : scenarios,
+      // The change feed's rows (bench/feed.js), after the others; with the writes.
+      feed: values.reads || replicaVsPrimary ? [] : feed.feedScenarios(),
     });
   }
   if (values.large) {
@@ -441,7 +484,10 @@ function loadSettings() {
     } catch (error) {
       throw fail(`BENCH_ONLY is not a regular expression: ${error.message}`);
     }
-    for (const size of sizes) size.scenarios = size.scenarios.filter((s) => pattern.test(s.name));
+    for (const size of sizes) {
+      size.scenarios = size.scenarios.filter((s) => pattern.test(s.name));
+      size.feed = size.feed?.filter((s) => pattern.test(s.name));
+    }
   }
   return {
     db,
@@ -486,7 +532,7 @@ function serverEnv(settings, server) {
   const env = {};
   for (const name of Object.keys(process.env)) {
     if (
-      /^(PAGE_TOTAL_COUNT|DATABASE_REPLICA_URLS|API_TOKEN|CORS_ORIGINS|PUBLIC_URL|AUTH_|RATE_LIMIT|REDIS_URL)/.test(
+      /^(PAGE_TOTAL_COUNT|DATABASE_REPLICA_URLS|API_TOKEN|CORS_ORIGINS|PUBLIC_URL|AUTH_|RATE_LIMIT|REDIS_URL|EVENTS_)/.test(
         name,
       )
     ) {
@@ -549,7 +595,9 @@ function serverArgs(script, name, settings) {
 }
 
 async function startServers(settings, size) {
-  const keys = [...new Set(size.scenarios.flatMap((s) => [s.service, s.reference]))];
+  const keys = [...new Set(size.scenarios.flatMap((s) => [s.service, s.reference]))].filter(
+    Boolean,
+  );
   for (const key of keys) {
     if (await lib.portInUse(SERVERS[key].port)) {
       throw fail(`port ${SERVERS[key].port} is already in use; stop whatever listens there`);
@@ -756,6 +804,8 @@ async function prepareWrite(settings, writes, send, duration) {
 async function cleanUpWrites(settings, writes) {
   await writes.connection.query('DELETE FROM marbles WHERE id > ?', [writes.seededUpTo]);
   await writes.connection.query('DELETE FROM idempotency_keys');
+  // The change feed's outbox (the sequencer keeps its counters: positions only ever grow).
+  await writes.connection.query('DELETE FROM record_events');
 }
 
 /**
@@ -861,7 +911,7 @@ async function measure(settings, size, running, writes) {
     const load = async (i, duration) => {
       const server = pair[i];
       const write = sends[i] && (await prepareWrite(settings, writes, sends[i], duration));
-      const cpuBefore = cpuMs(server.child.proc.pid);
+      const cpuBefore = lib.cpuMs(server.child.proc.pid);
       const result = await lib.runWrk({
         port: server.port,
         path: paths[i],
@@ -872,7 +922,7 @@ async function measure(settings, size, running, writes) {
         headers: headers[i],
         ...(write ? { script: WRITE_SCRIPT, scriptArgs: write } : {}),
       });
-      result.cpuMs = cpuMs(server.child.proc.pid) - cpuBefore;
+      result.cpuMs = lib.cpuMs(server.child.proc.pid) - cpuBefore;
       if (sends[i]?.mode === 'delete') writes.deleteRate = Math.max(writes.deleteRate, result.rps);
       await settle();
       if (write) await cleanUpWrites(settings, writes);
@@ -918,21 +968,6 @@ async function runDuration(settings, size, paths, pair) {
 }
 
 const fixed = (rps) => (rps < 100 ? rps.toFixed(1) : rps.toFixed(0));
-
-/**
- * CPU time (user + system) a process has used, in milliseconds, from /proc (NaN elsewhere): per
- * request, it varies far less than req/s on a machine shared with other work.
- */
-function cpuMs(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 function aggregate(runs) {
   const requests = runs.reduce((n, r) => n + r.requests, 0);
@@ -1118,7 +1153,13 @@ function sizeBudgetMs(settings, size) {
     size.scenarios.length *
     2 *
     ((settings.warmup ? perRun(settings.warmup) : 0) + settings.rounds * perRun(longest));
-  return lib.seedBudgetMs(size.marbles) + 120_000 + size.scenarios.length * 2 * 60_000 + measuring;
+  return (
+    lib.seedBudgetMs(size.marbles) +
+    120_000 +
+    size.scenarios.length * 2 * 60_000 +
+    measuring +
+    feed.feedBudgetMs(size.feed ?? [])
+  );
 }
 
 async function prepareDatabase(settings, size) {
@@ -1140,29 +1181,49 @@ async function prepareDatabase(settings, size) {
 async function runSize(settings, size) {
   console.log(`\n=== ${size.name}: ${size.marbles} marbles ===`);
   await prepareDatabase(settings, size);
-  const running = await startServers(settings, size);
+  let running = await startServers(settings, size);
+  /** Every server started, for their profiles. */
+  const started = Object.values(running);
   const names = Object.values(running).map((s) => `${s.key} :${s.port}`);
   console.log(`Servers: ${names.join(', ')}`);
-  let ok;
-  let rows;
+  let ok = true;
+  const feedRows = size.feed?.length > 0;
   try {
     console.log('Checking that the service and its reference answer with identical bodies:');
     const pending = await checkSameBodies(running, size, (settings.timeout + 30) * 1000);
-    const writes = size.scenarios.some((s) => s.write) ? await openWrites(settings) : undefined;
+    const writes =
+      size.scenarios.some((s) => s.write) || feedRows ? await openWrites(settings) : undefined;
     try {
       if (writes) await checkWriteBodies(settings, running, size.scenarios, writes);
-      console.log(`Measuring (${size.connections} connections):`);
-      rows = await measure(settings, size, running, writes);
+      if (size.scenarios.length > 0) {
+        console.log(`Measuring (${size.connections} connections):`);
+        const rows = await measure(settings, size, running, writes);
+        ok = printTable(settings, size, rows, pending);
+        printMemory(running);
+      }
+      if (feedRows) {
+        // The feed's instance alone on the database: it holds the sequencer's lease, and what it
+        // reads and costs is the feed's only.
+        await stopServers(running);
+        running = await startServers(settings, { name: size.name, scenarios: size.feed });
+        started.push(...Object.values(running));
+        const server = running[size.feed[0].service];
+        const result = await feed.measureFeed(
+          { port: server.port, pid: server.child.proc.pid },
+          size.feed,
+          { cleanUp: () => cleanUpWrites(settings, writes) },
+        );
+        ok = feed.printFeed(result) && ok;
+        printMemory(running);
+      }
     } finally {
       await writes?.connection.end().catch(() => undefined);
     }
-    ok = printTable(settings, size, rows, pending);
-    printMemory(running);
   } finally {
     await stopServers(running);
   }
   if (settings.cpuProf) {
-    for (const server of Object.values(running)) {
+    for (const server of started) {
       const file = path.join(PROFILE_DIR, `${server.profileName}.cpuprofile`);
       if (fs.existsSync(file)) summariseProfile(file);
       else console.log(`\nno profile written for ${server.profileName}`);
