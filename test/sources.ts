@@ -25,7 +25,7 @@ export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
 export { MIGRATIONS, dataSourceOptions } from '../src/database/data-source-options';
 export { DemoData } from '../src/database/demo-data';
-export type { DemoRows } from '../src/database/demo-data';
+export type { DemoInsert, DemoRows } from '../src/database/demo-data';
 export { APP_OPTIONS, configureApp } from '../src/setup';
 export { scalarFields } from '../src/rest/core/resource';
 export { SqlDatabase } from '../src/rest/sql/sql-database';

@@ -3,6 +3,7 @@
  * movie rows with every column, fixture timestamps in both forms, the paths of the collections.
  */
 import { COLLECTIONS } from '../sources';
+import type { DemoInsert } from '../sources';
 import { Row, Tables, TestApp } from './harness';
 
 export const ANN = { id: 1, login: 'ann' };
@@ -146,9 +147,39 @@ export function numberedMarble(id: number): Row {
   });
 }
 
-/** One of each: users ann and bob, an e-mail, a phone number, a marble, a genre, a movie. */
+/**
+ * Record 1 of each collection beyond the four written out in `ONE_OF_EACH` (the fixtures under
+ * EXTRA_COLLECTIONS, or a collection added to `COLLECTIONS`): the first row of its demo data,
+ * its owner among `users`.
+ */
+function firstDemoRows(users: Row[], written: readonly string[]): Tables {
+  const tables: Tables = {};
+  const context = {
+    users: users as { id: number; login: string }[],
+    genres: [],
+    random: { next: () => 0, int: (min: number) => min },
+  };
+  for (const { declaration, demo } of COLLECTIONS) {
+    if (written.includes(declaration.table)) continue;
+    const insert = demo
+      .rows?.(context)
+      .find((step): step is DemoInsert => 'columns' in step && step.table === declaration.table);
+    if (!insert) throw new Error(`${declaration.plural}: no demo rows to take record 1 from`);
+    tables[declaration.table] = [
+      Object.fromEntries(insert.columns.map((column, i) => [column, insert.rows[0][i]])),
+    ];
+  }
+  return tables;
+}
+
+const ONE_OF_EACH_USERS = userRows('ann', 'bob');
+
+/**
+ * One of each: users ann and bob, an e-mail, a phone number, a marble, a genre, a movie, and
+ * record 1 of any other collection served.
+ */
 export const ONE_OF_EACH: Tables = {
-  users: userRows('ann', 'bob'),
+  users: ONE_OF_EACH_USERS,
   emails: [{ id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 }],
   phone_numbers: [{ id: 1, number: '555 0100', user_id: 1 }],
   marbles: [numberedMarble(1)],
@@ -162,4 +193,5 @@ export const ONE_OF_EACH: Tables = {
     }),
   ],
   genres_movies: [{ movie_id: 1, genre_id: 1 }],
+  ...firstDemoRows(ONE_OF_EACH_USERS, ['emails', 'phone_numbers', 'marbles', 'movies']),
 };

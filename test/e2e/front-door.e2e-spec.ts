@@ -3,7 +3,7 @@
  * API documentation, the OpenAPI document and the health routes, in JSON or XML (negotiated as
  * every route is), with the scheme and host of the request. Each link answers.
  */
-import { EMAILS, MARBLES, PHONE_NUMBERS } from '../sources';
+import { COLLECTIONS, COLLECTION_NAMES } from '../sources';
 import { useApp } from './harness';
 import { expectJson, expectXml, XML_DECLARATION } from './http';
 
@@ -14,12 +14,9 @@ describe('the front door', () => {
   function expected(host: string) {
     const origin = `http://${host}`;
     return {
-      collections: {
-        emails: `${origin}${EMAILS.path}/`,
-        phone_numbers: `${origin}${PHONE_NUMBERS.path}/`,
-        marbles: `${origin}${MARBLES.path}/`,
-        movies: `${origin}/api/plain/movies/`,
-      },
+      collections: Object.fromEntries(
+        COLLECTIONS.map(({ declaration }) => [declaration.plural, `${origin}${declaration.path}/`]),
+      ),
       docs: `${origin}/api/docs/`,
       openapi: `${origin}/api/openapi.json`,
       health: { live: `${origin}/health/live`, ready: `${origin}/health/ready` },
@@ -31,12 +28,10 @@ describe('the front door', () => {
     expectJson(res, 200);
     expect(res.body).toEqual(expected(new URL(res.request.url).host));
     // In this order: the collections as the application lists them, then the rest.
-    expect(Object.keys(res.body.collections)).toEqual([
-      'emails',
-      'phone_numbers',
-      'marbles',
-      'movies',
-    ]);
+    expect(Object.keys(res.body.collections)).toEqual(COLLECTION_NAMES);
+    expect(res.body.collections.movies).toBe(
+      `http://${new URL(res.request.url).host}/api/plain/movies/`,
+    );
   });
 
   it.each([
@@ -49,10 +44,9 @@ describe('the front door', () => {
     expect(res.text).toBe(
       `${XML_DECLARATION}\n<hash>` +
         '<collections>' +
-        `<emails>${links.collections.emails}</emails>` +
-        `<phone-numbers>${links.collections.phone_numbers}</phone-numbers>` +
-        `<marbles>${links.collections.marbles}</marbles>` +
-        `<movies>${links.collections.movies}</movies>` +
+        Object.entries(links.collections)
+          .map(([name, url]) => `<${name.replace(/_/g, '-')}>${url}</${name.replace(/_/g, '-')}>`)
+          .join('') +
         '</collections>' +
         `<docs>${links.docs}</docs>` +
         `<openapi>${links.openapi}</openapi>` +

@@ -1,6 +1,8 @@
 import { ConfigError, loadConfig } from '../../../src/config/configuration';
+import { COLLECTION_NAMES } from '../../sources';
 
-const COLLECTIONS = ['emails', 'marbles', 'phone_numbers', 'movies'];
+/** The names of the collections served (the fixtures' too under EXTRA_COLLECTIONS). */
+const COLLECTIONS = COLLECTION_NAMES;
 
 describe('PAGE_TOTAL_COUNT settings: the count on or off, for all or one collection', () => {
   it('should count by default, for every collection', () => {
@@ -25,8 +27,7 @@ describe('PAGE_TOTAL_COUNT settings: the count on or off, for all or one collect
     expect(() => loadConfig({ PAGE_TOTAL_COUNT_MARBEL: 'false' }, COLLECTIONS)).toThrow(
       new ConfigError(
         'Invalid configuration: PAGE_TOTAL_COUNT_MARBEL names no collection (known: ' +
-          'PAGE_TOTAL_COUNT_EMAILS, PAGE_TOTAL_COUNT_MARBLES, PAGE_TOTAL_COUNT_PHONE_NUMBERS, ' +
-          'PAGE_TOTAL_COUNT_MOVIES).',
+          `${COLLECTIONS.map((name) => `PAGE_TOTAL_COUNT_${name.toUpperCase()}`).join(', ')}).`,
       ),
     );
   });
