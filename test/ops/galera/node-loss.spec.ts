@@ -68,6 +68,10 @@ interface Sent {
   /** 0: no answer at all. */
   status: number;
   uncertain: boolean;
+  /** When it was sent and answered (epoch ms), and the answer's message. */
+  at: number;
+  answeredAt: number;
+  message?: unknown;
 }
 
 /** What this suite measured, printed at the end. */
@@ -145,6 +149,8 @@ describe('a Galera cluster losing nodes under two instances: nothing lost', () =
     const longestGap: number[] = [];
     const reads = { sent: 0, failed: 0 };
     let stop = false;
+    /** When each step began (epoch ms), to tell when a failed write was sent. */
+    const phases: [string, number][] = [];
 
     const writer = async (service: ServerProcess, id: string) => {
       let n = 0;
@@ -162,7 +168,15 @@ describe('a Galera cluster losing nodes under two instances: nothing lost', () =
           // no answer: a failure, resent below
         }
         const status = answer?.status ?? 0;
-        sent.push({ name, service, status, uncertain: answer ? uncertain(answer) : true });
+        sent.push({
+          name,
+          service,
+          status,
+          uncertain: answer ? uncertain(answer) : true,
+          at,
+          answeredAt: Date.now(),
+          message: answer?.body.message,
+        });
         if (status === 201) {
           const now = Date.now();
           worstGap = Math.max(worstGap, now - lastAck);
@@ -210,16 +224,22 @@ describe('a Galera cluster losing nodes under two instances: nothing lost', () =
       await bothSee((v) => v.writer === 'node2', 'writes through node2');
       figures.writerMovedAfterKillMs = Date.now() - killedAt;
       await moreWrites('after the writer was killed');
-      figures.firstWritesAfterKillMs = Date.now() - killedAt;
+      figures.firstWriteAcknowledgedAfterKillMs =
+        Math.min(
+          ...sent.filter((s) => s.status === 201 && s.at > killedAt).map((s) => s.answeredAt),
+        ) - killedAt;
+      phases.push(['node1 killed', killedAt]);
 
       // 2. Restarted: writes come back to node1.
       const restartedAt = Date.now();
+      phases.push(['node1 restarting', restartedAt]);
       await cluster.restart(0);
       await bothSee((v) => v.writer === 'node1', 'writes back through node1');
       figures.writesBackOnNode1AfterRestartMs = Date.now() - restartedAt;
       await moreWrites('after node1 came back');
 
       // 3. Another node (not the writer) killed, then restarted.
+      phases.push(['node2 killed', Date.now()]);
       await cluster.kill(1);
       await bothSee((v) => stateOf(v, 'node2') === 'down', 'node2 down');
       await moreWrites('with node2 dead');
@@ -229,10 +249,12 @@ describe('a Galera cluster losing nodes under two instances: nothing lost', () =
 
       // 4. The third frozen: the cluster holds commits until it evicts it; then thawed.
       const frozenAt = Date.now();
+      phases.push(['node3 frozen', frozenAt]);
       cluster.freeze(2);
       await bothSee((v) => stateOf(v, 'node3') === 'down', 'node3 down');
       figures.frozenNodeOutAfterMs = Date.now() - frozenAt;
       await moreWrites('with node3 frozen');
+      phases.push(['node3 thawed', Date.now()]);
       cluster.thaw(2);
       await cluster.node(2).waitSynced();
       await bothSee((v) => stateOf(v, 'node3') === 'synced', 'node3 synced again');
@@ -257,6 +279,15 @@ describe('a Galera cluster losing nodes under two instances: nothing lost', () =
         (counts, s) => ({ ...counts, [s.status]: (counts[s.status] ?? 0) + 1 }),
         {},
       ),
+      failures: failed.map((s) => {
+        const phase = phases.filter(([, t]) => t <= s.at).at(-1);
+        return {
+          status: s.status,
+          message: s.message,
+          ms: s.answeredAt - s.at,
+          sent: phase ? `${s.at - phase[1]} ms after ${phase[0]}` : 'before the first kill',
+        };
+      }),
       failedButWritten: writtenAfterAll.map((s) => [s.name, s.status, s.uncertain]),
       longestFailingMs: Math.max(...longestFailing),
       longestGapBetweenAcknowledgedMs: Math.max(...longestGap),
