@@ -36,7 +36,7 @@ export interface GaleraCluster {
 
 export function startCluster(
   root: string,
-  options?: { basePort?: number; database?: string; size?: number },
+  options?: { basePort?: number; database?: string; size?: number; rootOverTcp?: boolean },
 ): Promise<GaleraCluster>;
 /** What this machine lacks to run a cluster, by name (empty: nothing). */
 export function missing(): string[];

@@ -4,8 +4,9 @@
  * --no-defaults` process with its datadir, socket, SQL port, group port, IST port and SST port,
  * all under one folder. Used by the cluster suite (test/ops/galera/) and, from the command line:
  *
- *   node scripts/galera-cluster.js start [--dir DIR] [--port-base N] [--database NAME]
- *        starts the nodes in the background, prints DATABASE_URL, keeps their state in DIR
+ *   node scripts/galera-cluster.js start [--dir DIR] [--port-base N] [--database NAME] [--root-tcp]
+ *        starts the nodes in the background, prints DATABASE_URL, keeps their state in DIR;
+ *        --root-tcp adds root@127.0.0.1 without a password (the e2e suites' TEST_MYSQL_URL)
  *   node scripts/galera-cluster.js stop [--dir DIR]
  *        stops them (by the PIDs kept in DIR) and removes DIR
  *
@@ -440,7 +441,10 @@ function install(datadir, tmpdir) {
  * bootstraps it, the others join by state transfer one after the other; settles when all three
  * are Synced, with the database and the service's user made.
  */
-async function startCluster(root, { basePort, database = 'records', size = SIZE } = {}) {
+async function startCluster(
+  root,
+  { basePort, database = 'records', size = SIZE, rootOverTcp = false } = {},
+) {
   const lacking = missing();
   if (lacking.length) {
     throw new Error(
@@ -472,6 +476,11 @@ async function startCluster(root, { basePort, database = 'records', size = SIZE 
     await first.query(`GRANT ALL ON \`${database}\`.* TO '${USER}'@'127.0.0.1'`);
     // SHOW STATUS needs no grant; SHOW REPLICA STATUS (the replica check) needs this one.
     await first.query(`GRANT SLAVE MONITOR ON *.* TO '${USER}'@'127.0.0.1'`);
+    // For the e2e suites, which create and drop their database through the first node.
+    if (rootOverTcp) {
+      await first.query(`CREATE USER 'root'@'127.0.0.1'`);
+      await first.query(`GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION`);
+    }
     // Joiners one at a time: two SSTs from one donor at once would queue anyway.
     for (const node of nodes.slice(1)) await node.start();
     await cluster.waitSynced();
@@ -491,6 +500,7 @@ if (require.main === module) {
       dir: { type: 'string', default: path.join(os.tmpdir(), 'records-galera') },
       'port-base': { type: 'string' },
       database: { type: 'string', default: 'records' },
+      'root-tcp': { type: 'boolean', default: false },
     },
   });
   const root = path.resolve(values.dir);
@@ -504,7 +514,11 @@ if (require.main === module) {
       fail(`${root} holds a cluster already: node scripts/galera-cluster.js stop --dir ${root}`);
     }
     const basePort = values['port-base'] ? Number(values['port-base']) : undefined;
-    startCluster(root, { basePort, database: values.database }).then(
+    startCluster(root, {
+      basePort,
+      database: values.database,
+      rootOverTcp: values['root-tcp'],
+    }).then(
       (cluster) => {
         cluster.save();
         for (const node of cluster.nodes) {
@@ -532,7 +546,7 @@ if (require.main === module) {
     );
   } else {
     fail(
-      'usage: node scripts/galera-cluster.js start|stop [--dir DIR] [--port-base N] [--database NAME]',
+      'usage: node scripts/galera-cluster.js start|stop [--dir DIR] [--port-base N] [--database NAME] [--root-tcp]',
     );
   }
 }

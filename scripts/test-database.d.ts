@@ -2,6 +2,8 @@
 export const DEFAULT_TEST_MYSQL_URL: string;
 export const TEST_DATABASE_PREFIX: string;
 export const MARKER_TABLE: string;
+/** A URL naming several nodes of a cluster as its first node alone (any other URL as it is). */
+export function firstNodeOf(url: string): string;
 export function databaseOf(url: string): string;
 export function serverOf(url: string): string;
 export function foreignDatabaseMessage(database: string): string;

@@ -22,14 +22,26 @@ function quote(name) {
   return `\`${name.replace(/`/g, '``')}\``;
 }
 
-/** The database part of a MySQL URL. */
-function databaseOf(url) {
-  return decodeURIComponent(new URL(url).pathname.slice(1));
+/**
+ * A URL that names several nodes of a cluster (`mysql://user@h1:3306,h2:3306,h3:3306/db`, the
+ * service's own form) as its first node alone: the tests create, mark and empty the database
+ * through that node, and the cluster carries it to the others.
+ */
+function firstNodeOf(url) {
+  const multi = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*@)?([^/?#]*,[^/?#]*)(.*)$/i.exec(url);
+  if (!multi) return url;
+  const [, scheme, userinfo = '', hosts, rest] = multi;
+  return `${scheme}${userinfo}${hosts.split(',')[0].trim()}${rest}`;
 }
 
-/** The URL of the server, without a database. */
+/** The database part of a MySQL URL. */
+function databaseOf(url) {
+  return decodeURIComponent(new URL(firstNodeOf(url)).pathname.slice(1));
+}
+
+/** The URL of the server (a cluster's first node), without a database. */
 function serverOf(url) {
-  const server = new URL(url);
+  const server = new URL(firstNodeOf(url));
   server.pathname = '/';
   return server.toString();
 }
@@ -143,6 +155,7 @@ module.exports = {
   DEFAULT_TEST_MYSQL_URL,
   TEST_DATABASE_PREFIX,
   MARKER_TABLE,
+  firstNodeOf,
   databaseOf,
   serverOf,
   foreignDatabaseMessage,

@@ -9,6 +9,7 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
+import { firstNodeOf } from '../../scripts/test-database';
 import { ANN, marbleRow } from './fixtures';
 import { useApp } from './harness';
 
@@ -30,7 +31,7 @@ async function holdWrite(dialect: string, database: string): Promise<OutsideWrit
       },
     };
   }
-  const connection = await createConnection(process.env.TEST_MYSQL_URL!);
+  const connection = await createConnection(firstNodeOf(process.env.TEST_MYSQL_URL!));
   await connection.query('BEGIN');
   await connection.query(sql, ['Changed outside']);
   return {
