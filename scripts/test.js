@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 /**
- * `npm test`: unit tests, then every e2e suite on SQLite, then again on MySQL/MariaDB.
+ * `npm test`: the type check, unit tests, then every e2e suite on SQLite, then again on
+ * MySQL/MariaDB, then once more on SQLite with the fixture collections added (below).
+ *
+ * The type check (`tsc --noEmit -p test/tsconfig.json`: src and test under the project's
+ * compiler options) comes first, in every scope: ts-jest compiles each file alone
+ * (`isolatedModules`) and checks no types, so without it a type error would pass the tests. A
+ * type error ends the run there, failed.
  *
  * MySQL is TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/records_collections_test); its
  * database is dropped and created afresh when the tests created it (scripts/test-database.js: a
@@ -13,10 +19,13 @@
  * second Node line runs the service (CI's pass on the machine's Node; the full run is on the
  * image's line).
  *
+ * The full run (neither scope below) then runs the e2e suites a third time, on SQLite, with
+ * EXTRA_COLLECTIONS=tags,notes: the fixture collections of test/fixtures/ added to the collections
+ * every test counts. On SQLite only, for CI's time (docs/operations.md, "The test command").
+ *
  * TEST_SCOPE=fixtures (`npm run test:fixtures`) runs the unit tests and the e2e suites, on SQLite
- * and on MySQL when it answers, with EXTRA_COLLECTIONS=tags,notes: the fixture collections of
- * test/fixtures/ added to the collections every test counts (no ops stages: they run the built
- * service, which serves no fixture).
+ * and on MySQL when it answers, with EXTRA_COLLECTIONS=tags,notes (no ops stages: they run the
+ * built service, which serves no fixture).
  *
  * Then the operations stages: `npm run build` once, the `ops` Jest project (test/ops/, black-box
  * tests of `node dist/main.js`; the ones under test/ops/mysql/ get OPS_MYSQL_URL and run only when
@@ -58,6 +67,7 @@ const outDir = mkdtempSync(join(tmpdir(), 'records-test-'));
 function jest(name, args, env = {}) {
   const outputFile = join(outDir, `${name}.json`);
   console.log(`\n=== ${name} ===`);
+  const started = Date.now();
   const run = spawnSync(
     process.execPath,
     [jestBin, ...args, '--json', `--outputFile=${outputFile}`, ...extra],
@@ -69,8 +79,29 @@ function jest(name, args, env = {}) {
   } catch {
     // Jest did not get as far as writing a report: counted as a failure below.
   }
+  console.log(`--- ${name} took ${seconds(started)}`);
   const ok = run.status === 0 && report.numFailedTests === 0 && report.numTotalTests > 0;
   return { name, ok, passed: report.numPassedTests, failed: report.numFailedTests || (ok ? 0 : 1) };
+}
+
+/** `tsc --noEmit` over src and test (test/tsconfig.json includes both). */
+function typecheck() {
+  const name = 'types (tsc --noEmit over src and test)';
+  console.log(`\n=== ${name} ===`);
+  const started = Date.now();
+  const run = spawnSync(
+    process.execPath,
+    [
+      require.resolve('typescript/bin/tsc'),
+      '--noEmit',
+      '-p',
+      join(__dirname, '..', 'test', 'tsconfig.json'),
+    ],
+    { stdio: 'inherit', env: process.env },
+  );
+  console.log(`--- type check took ${seconds(started)}`);
+  const ok = run.status === 0;
+  return { name, ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
 }
 
 function seconds(since) {
@@ -134,7 +165,8 @@ async function main() {
     console.error(prepared.foreign);
     process.exit(1);
   }
-  const results = [];
+  const results = [typecheck()];
+  if (!results[0].ok) summarize(results, ['A type error ends the run before the tests.']);
   const scopeEnv = fixtures ? FIXTURES_ENV : {};
   const suffix = fixtures ? ` with ${FIXTURES_ENV.EXTRA_COLLECTIONS}` : '';
   results.push(jest(`unit${suffix}`, ['--selectProjects', 'unit'], scopeEnv));
@@ -168,6 +200,15 @@ async function main() {
   }
   if (fixtures) summarize(results, [mysqlNote]);
 
+  // The fixture collections added: the suite follows COLLECTIONS, not the application's four.
+  results.push(
+    jest(
+      `e2e on SQLite with ${FIXTURES_ENV.EXTRA_COLLECTIONS}`,
+      ['--selectProjects', 'e2e', '--runInBand', '--testPathIgnorePatterns', '/e2e/mysql/'],
+      { TEST_DATABASE: 'sqlite', ...FIXTURES_ENV },
+    ),
+  );
+
   // The server URL (no database): ops suites and the start sequence create databases of their own.
   const opsEnv = mysqlProblem ? {} : { OPS_MYSQL_URL: serverOf(mysqlUrl) };
 
@@ -184,7 +225,6 @@ async function main() {
   let started = Date.now();
   if (build()) {
     console.log(`--- build took ${seconds(started)}`);
-    started = Date.now();
     const opsArgs = ['--selectProjects', 'ops', '--runInBand'];
     const ignored = [];
     if (mysqlProblem) ignored.push('/ops/mysql/');
@@ -205,7 +245,6 @@ async function main() {
     }
     if (ignored.length) opsArgs.push('--testPathIgnorePatterns', ...ignored);
     results.push(jest(mysqlProblem ? 'ops (without MySQL)' : 'ops', opsArgs, opsEnv));
-    console.log(`--- ops took ${seconds(started)}`);
   } else {
     results.push({ name: 'ops (npm run build failed)', ok: false, passed: 0, failed: 1 });
   }

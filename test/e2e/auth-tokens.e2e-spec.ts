@@ -172,14 +172,17 @@ describe('access control with OpenID Connect tokens', () => {
       expect(await everything(t)).toEqual(before);
     }
 
+    /** The claims of a valid write token from the issuer, for ten minutes. */
+    const writeClaims = () => ({
+      iss: oidc.provider.issuer,
+      aud: AUDIENCE,
+      sub: 'x',
+      exp: now() + 600,
+      scope: 'records:write',
+    });
+
     it('should refuse alg "none" (an unsigned token)', async () => {
-      const claims = {
-        iss: oidc.provider.issuer,
-        aud: AUDIENCE,
-        sub: 'x',
-        exp: now() + 600,
-        scope: 'records:write',
-      };
+      const claims = writeClaims();
       const unsigned = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`;
       await refused(`Bearer ${unsigned}`, 'the token is not signed with an accepted algorithm');
     });
@@ -189,13 +192,7 @@ describe('access control with OpenID Connect tokens', () => {
       const pem = createPublicKey({ key: published as never, format: 'jwk' })
         .export({ type: 'spki', format: 'pem' })
         .toString();
-      const claims = {
-        iss: oidc.provider.issuer,
-        aud: AUDIENCE,
-        sub: 'x',
-        exp: now() + 600,
-        scope: 'records:write',
-      };
+      const claims = writeClaims();
       const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: published.kid })}.${b64(claims)}`;
       for (const secret of [pem, JSON.stringify(published)]) {
         const signature = createHmac('sha256', secret).update(input).digest('base64url');

@@ -10,10 +10,9 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from './chromium';
+import { BrowserContext, Page } from 'playwright-core';
+import { cspViolations, demoApp, recordCspViolations, useBrowser } from './chromium';
 import { useApp } from '../e2e/harness';
 
 const OUTPUT = join(__dirname, '..', '..', 'test-output');
@@ -28,38 +27,18 @@ interface Sent {
 }
 
 describe('browsable API in a browser', () => {
-  const t = useApp({
-    database: { type: 'sqlite', path: ':memory:' },
-    apiToken: TOKEN,
-    seed: async (app) => app.demoData.load(),
-  });
-  let browser: Browser;
-  let base: string;
+  const t = useApp(demoApp(TOKEN));
+  const web = useBrowser(t);
 
-  beforeAll(async () => {
-    mkdirSync(OUTPUT, { recursive: true });
-    const server = await t.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  beforeAll(() => mkdirSync(OUTPUT, { recursive: true }));
 
   /** A context whose pages record CSP violations, and the writes they send. */
   async function open(scheme: 'light' | 'dark' = 'light', width = 1280) {
-    const context = await browser.newContext({
+    const context = await web.browser.newContext({
       colorScheme: scheme,
       viewport: { width, height: 900 },
     });
-    await context.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
-      document.addEventListener('securitypolicyviolation', (e) =>
-        seen.push(`${e.violatedDirective} ${e.blockedURI}`),
-      );
-    });
+    await recordCspViolations(context);
     const page = await context.newPage();
     const sent: Sent[] = [];
     page.on('request', (request) => {
@@ -73,23 +52,19 @@ describe('browsable API in a browser', () => {
     });
     const violations: string[] = [];
     const collect = async () => {
-      violations.push(
-        ...(await page.evaluate(
-          () => (window as unknown as { cspViolations: string[] }).cspViolations,
-        )),
-      );
+      violations.push(...(await cspViolations(page)));
     };
     return { context, page, sent, violations, collect };
   }
 
   /** Navigates and collects the CSP violations of the page left behind. */
   async function visit(page: Page, collect: () => Promise<void>, path: string) {
-    await page.goto(`${base}${path}`, { waitUntil: 'load' });
+    await page.goto(`${web.base}${path}`, { waitUntil: 'load' });
     await collect();
   }
 
   async function api(method: string, path: string, body?: unknown, headers = {}) {
-    const res = await fetch(`${base}${path}`, {
+    const res = await fetch(`${web.base}${path}`, {
       method,
       headers: {
         Accept: 'application/json',
@@ -108,11 +83,7 @@ describe('browsable API in a browser', () => {
   }
 
   async function noCspViolations(context: BrowserContext, page: Page, violations: string[]) {
-    violations.push(
-      ...(await page.evaluate(
-        () => (window as unknown as { cspViolations: string[] }).cspViolations,
-      )),
-    );
+    violations.push(...(await cspViolations(page)));
     expect(violations).toEqual([]);
     await context.close();
   }
@@ -245,7 +216,7 @@ describe('browsable API in a browser', () => {
     expect(sent.filter((s) => s.method === 'DELETE')).toHaveLength(0);
     page.once('dialog', (dialog) => void dialog.accept());
     await Promise.all([
-      page.waitForURL(`${base}/api/demo/marbles`),
+      page.waitForURL(`${web.base}/api/demo/marbles`),
       page.locator('#delete-form button[type=submit]').click(),
     ]);
     expect(await flash(page)).toBe('Deleted (204).');
@@ -286,7 +257,7 @@ describe('browsable API in a browser', () => {
       page.locator('#bulk-form button[type=submit]').click(),
     ]);
     expect(await flash(page)).toBe('Bulk destroy successful. (200)');
-    const bulk = sent.filter((s) => s.url === `${base}/api/demo/phone_numbers`);
+    const bulk = sent.filter((s) => s.url === `${web.base}/api/demo/phone_numbers`);
     expect(bulk.map((s) => [s.method, s.headers['content-type']])).toEqual([
       ['POST', 'application/json'],
       ['DELETE', 'application/xml'],

@@ -10,35 +10,20 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Browser, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { EventsRuntime } from '../../src/events/events.module';
-import { launchChromium } from './chromium';
+import { cspViolations, demoApp, recordCspViolations, useBrowser } from './chromium';
 import { useApp } from '../e2e/harness';
 
 const OUTPUT = join(__dirname, '..', '..', 'test-output');
 const TOKEN = 'browsable-live-token-0123456789';
 
 describe('live notice of the browsable pages in a browser', () => {
-  const t = useApp({
-    database: { type: 'sqlite', path: ':memory:' },
-    apiToken: TOKEN,
-    seed: async (app) => app.demoData.load(),
-  });
-  let browser: Browser;
-  let base: string;
+  const t = useApp(demoApp(TOKEN));
+  const web = useBrowser(t);
 
-  beforeAll(async () => {
-    mkdirSync(OUTPUT, { recursive: true });
-    const server = await t.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  beforeAll(() => mkdirSync(OUTPUT, { recursive: true }));
 
   /** Resolves once `condition` holds (checked every few ms), or fails after 20 s. */
   async function until(what: string, condition: () => boolean | Promise<boolean>) {
@@ -54,22 +39,13 @@ describe('live notice of the browsable pages in a browser', () => {
 
   /** A page in a context that records CSP violations, opened at `path` with its stream open. */
   async function open(path: string, scheme: 'light' | 'dark' = 'light') {
-    const context = await browser.newContext({ colorScheme: scheme });
-    await context.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
-      document.addEventListener('securitypolicyviolation', (e) =>
-        seen.push(`${e.violatedDirective} ${e.blockedURI}`),
-      );
-    });
+    const context = await web.browser.newContext({ colorScheme: scheme });
+    await recordCspViolations(context);
     const page = await context.newPage();
-    await page.goto(`${base}${path}`, { waitUntil: 'load' });
+    await page.goto(`${web.base}${path}`, { waitUntil: 'load' });
     await until('the page to open its stream', () => streams() === 1);
     const done = async () => {
-      const violations = await page.evaluate(
-        () => (window as unknown as { cspViolations: string[] }).cspViolations,
-      );
-      expect(violations).toEqual([]);
+      expect(await cspViolations(page)).toEqual([]);
       await context.close();
       await until('the stream to close', () => streams() === 0);
     };
@@ -77,7 +53,7 @@ describe('live notice of the browsable pages in a browser', () => {
   }
 
   async function api(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${base}${path}`, {
+    const res = await fetch(`${web.base}${path}`, {
       method,
       headers: {
         Accept: 'application/json',
@@ -121,7 +97,7 @@ describe('live notice of the browsable pages in a browser', () => {
       expect(await notice(page)).toEqual({
         text: 'This list has changed since the page was loaded (record 3 updated). Reload',
         link: 'Reload',
-        href: `${base}/api/demo/marbles?ordering=-id`,
+        href: `${web.base}/api/demo/marbles?ordering=-id`,
       });
       // The page is stale now: its stream is closed.
       await until('the stream to close', () => streams() === 0);
@@ -145,7 +121,7 @@ describe('live notice of the browsable pages in a browser', () => {
     expect(await notice(page)).toEqual({
       text: 'This record has been deleted since the page was loaded. Open the list',
       link: 'Open the list',
-      href: `${base}/api/demo/marbles`,
+      href: `${web.base}/api/demo/marbles`,
     });
     expect(await axe(page)).toEqual([]);
     await done();
@@ -175,7 +151,7 @@ describe('live notice of the browsable pages in a browser', () => {
     expect(await notice(page)).toEqual({
       text: 'This record has changed since the page was loaded. Reload',
       link: 'Reload',
-      href: `${base}/api/demo/marbles/${id}`,
+      href: `${web.base}/api/demo/marbles/${id}`,
     });
     await done();
   });

@@ -6,12 +6,10 @@
  * token field, which keeps it in the tab's session storage only. A write "tried out" with a
  * `marbles:write` token is created; without a token it is refused, with the scope named.
  */
-import { AddressInfo } from 'node:net';
-import { Browser } from 'playwright-core';
 import { AUDIENCE } from '../oidc/provider';
 import { useKeysReady, useProvider } from '../e2e/auth/oidc';
 import { useApp } from '../e2e/harness';
-import { launchChromium } from './chromium';
+import { useBrowser } from './chromium';
 
 describe('a JWT in the browser: Swagger UI Authorize and the browsable token field', () => {
   const oidc = useProvider();
@@ -21,25 +19,14 @@ describe('a JWT in the browser: Swagger UI Authorize and the browsable token fie
     seed: async (app) => app.demoData.load(),
   }));
   useKeysReady(t);
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    const server = await t.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const web = useBrowser(t);
 
   const marbleNames = async () => (await t.rows('marbles')).map((r) => r.name as string);
 
   it('should take a JWT in Authorize and create a marble with "Try it out"', async () => {
     const token = await oidc.provider.token('marbles-bot', ['marbles:write']);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${base}/api/docs/`, { waitUntil: 'networkidle' });
+    const page = await web.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${web.base}/api/docs/`, { waitUntil: 'networkidle' });
     const create = page.locator('#operations-marbles-createMarble');
     await create.waitFor({ timeout: 15_000 });
 
@@ -89,9 +76,9 @@ describe('a JWT in the browser: Swagger UI Authorize and the browsable token fie
 
   it('should take a JWT in the browsable page token field and keep it in the tab only', async () => {
     const token = await oidc.provider.token('marbles-bot', ['marbles:write']);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${base}/api/demo/marbles`);
+    await page.goto(`${web.base}/api/demo/marbles`);
     await page.locator('#api-token').fill(token);
     await page.locator('#token-form button[type=submit]').click();
     await page.locator('#create-name').fill('Glass From A JWT');

@@ -6,10 +6,8 @@
  * every operation against the demo data, every standard route of every collection among them.
  */
 import { mkdirSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Browser } from 'playwright-core';
-import { launchChromium } from './chromium';
+import { demoApp, useBrowser } from './chromium';
 import { useApp } from '../e2e/harness';
 import { standardRoutes } from '../e2e/routes';
 import { COLLECTIONS, COLLECTION_NAMES } from '../sources';
@@ -18,40 +16,30 @@ export const SCREENSHOT = join(__dirname, '..', '..', 'test-output', 'api-docs.p
 
 describe('API documentation page in a browser', () => {
   const TOKEN = 'browser-test-token-0123456789';
-  const t = useApp({
-    database: { type: 'sqlite', path: ':memory:' },
-    apiToken: TOKEN,
-    seed: async (app) => app.demoData.load(),
-  });
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    const server = await t.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const t = useApp(demoApp(TOKEN));
+  const web = useBrowser(t);
 
   it('should load from this service only, list the collections in order and run "Try it out" on every operation', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await web.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const foreign: string[] = [];
     page.on('request', (request) => {
-      if (!request.url().startsWith(base) && !request.url().startsWith('data:'))
+      if (!request.url().startsWith(web.base) && !request.url().startsWith('data:'))
         foreign.push(request.url());
     });
-    await page.goto(`${base}/api/docs/`, { waitUntil: 'networkidle' });
+    await page.goto(`${web.base}/api/docs/`, { waitUntil: 'networkidle' });
 
-    for (const tag of [...COLLECTION_NAMES, 'health']) {
+    for (const tag of [...COLLECTION_NAMES, 'events', 'health']) {
       await page.locator(`#operations-tag-${tag}`).waitFor({ timeout: 15_000 });
     }
     const tags = await page
       .locator('.opblock-tag-section h3 a span, .opblock-tag-section h3 span')
       .allInnerTexts();
-    expect(tags.filter((x) => /^[a-z_]+$/.test(x))).toEqual([...COLLECTION_NAMES, 'health']);
+    // The collections, then the change feed's and the health routes' tags.
+    expect(tags.filter((x) => /^[a-z_]+$/.test(x))).toEqual([
+      ...COLLECTION_NAMES,
+      'events',
+      'health',
+    ]);
 
     mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT.replace('.png', '-collections.png'), fullPage: true });
@@ -63,7 +51,7 @@ describe('API documentation page in a browser', () => {
     await page.screenshot({ path: SCREENSHOT.replace('.png', '-authorize.png') });
     await page.locator('.auth-btn-wrapper .btn-done').click();
 
-    const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as {
+    const doc = (await (await fetch(`${web.base}/api/openapi.json`)).json()) as {
       paths: Record<
         string,
         Record<string, { operationId: string; tags: string[]; responses: object }>

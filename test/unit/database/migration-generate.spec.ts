@@ -4,33 +4,14 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Collection } from '../../../src/database/collection';
 import { generateMigration } from '../../../src/migration-generate';
 import { COLLECTIONS } from '../../../src/collections';
-import { integer, string, timestamp } from '../../../src/rest/core/fields';
-import { defineResource } from '../../../src/rest/core/resource';
-import { owner } from '../../../src/users/users.table';
+import { TAGS_COLLECTION } from '../../fixtures/tags';
 
 jest.setTimeout(60_000);
 
-const TAGS = defineResource({
-  path: '/api/demo/tags',
-  singular: 'tag',
-  plural: 'tags',
-  label: 'Tag',
-  table: 'tags',
-  fields: [
-    integer('id'),
-    string('label', { unique: true, write: { required: true, maxLength: 255 } }),
-    integer('weight', { write: { min: 0, max: 100, default: 0 } }),
-    ...owner({ optional: true }),
-    timestamp('created_at', { setOn: 'create' }),
-  ],
-  bulk: false,
-  examples: { id: 1, deletable: [2], create: { label: 'new' }, update: { weight: 3 } },
-});
-
-const tags = { declaration: TAGS, migrations: [] } as unknown as Collection;
+/** The fixture collection tags (README's recipe) before its migration was generated. */
+const tags = { ...TAGS_COLLECTION, migrations: [] };
 
 describe('generateMigration', () => {
   const output = join(__dirname, '..', '..', '..', 'test-output');
