@@ -19,7 +19,8 @@ import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 import { AccessModule } from './rest/http/access.module';
 import { ClusterNodeStatus, ReplicaStatus } from './rest/sql/sql-database';
-import { entitiesOf } from './rest/sql/tables';
+import { entitiesOf, tableOf } from './rest/sql/tables';
+import { EventSequencerRow, RecordEvent } from './events/record-event.entity';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
@@ -86,7 +87,17 @@ export class AppModule {
           inject: [APP_CONFIG],
           useFactory: (app: AppConfig) => ({
             ...dataSourceOptions(app.database, app.replicas.urls, migrationsOf(collections)),
-            autoLoadEntities: true,
+            // The tables of this app's collections and its own, named here rather than taken
+            // from what every feature module ever registered in the process (autoLoadEntities):
+            // a process that imported other collections' modules (the tests' fixtures) would
+            // otherwise give this app their tables too.
+            entities: [
+              IdempotencyKey,
+              ...TABLES.flatMap(entitiesOf),
+              ...collections.flatMap((c) => entitiesOf(tableOf(c.declaration))),
+              RecordEvent,
+              EventSequencerRow,
+            ],
             // connectDatabase retries what may pass and stops on what cannot.
             toRetry: () => false,
           }),
