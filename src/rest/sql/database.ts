@@ -378,7 +378,10 @@ export class TypeOrmDatabase extends SqlDatabase {
    */
   private primaryPool(): MysqlPool {
     if (this.galera) return this.galera.writer().calls;
-    return this.primary ?? (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
+    const pool = this.primary ?? (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
+    // A DataSource that was closed has no pool: unavailable (503), like a pool that is closed.
+    if (!pool) throw new Error('Pool is closed.');
+    return pool;
   }
 }
 
