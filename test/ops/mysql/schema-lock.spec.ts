@@ -29,6 +29,9 @@ const TABLES = [
   'movies',
   'movies_users',
   'phone_numbers',
+  // In the server's collation order ('_' after letters).
+  'record_events',
+  'record_event_sequencer',
   'users',
 ];
 const DEMO_COUNTS = {
