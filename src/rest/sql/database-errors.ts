@@ -109,6 +109,14 @@ const INTERRUPTED = new Set([1317]);
 const CLOSED =
   /connection (is )?closed|Pool is closed|closed state|database connection is not open|Connection is not established/i;
 
+/**
+ * The error for a write asked of a DataSource that was closed (its pool is gone): what mysql2
+ * says of a closed pool, so that it is classified with it (unavailable: 503).
+ */
+export function poolClosed(): Error {
+  return new Error('Pool is closed.');
+}
+
 /** The error and the driver errors it wraps (TypeORM's `driverError`), outermost first. */
 interface Cause {
   code?: unknown;

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
-import { isDatabaseUnavailable, isStatementTimeout } from './database-errors';
+import { isDatabaseUnavailable, isStatementTimeout, poolClosed } from './database-errors';
 import {
   ClusterOptions,
   ClusterServers,
@@ -380,7 +380,7 @@ export class TypeOrmDatabase extends SqlDatabase {
     if (this.galera) return this.galera.writer().calls;
     const pool = this.primary ?? (this.dataSource.driver as unknown as { pool?: MysqlPool }).pool;
     // A DataSource that was closed has no pool: unavailable (503), like a pool that is closed.
-    if (!pool) throw new Error('Pool is closed.');
+    if (!pool) throw poolClosed();
     return pool;
   }
 }

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../../../../src/rest/sql/database-errors';
+import { isDatabaseUnavailable, poolClosed } from '../../../../src/rest/sql/database-errors';
 
 /** An error as mysql2 makes it. */
 function driverError(code: string, errno: number, fatal?: boolean): Error {
@@ -21,6 +21,8 @@ describe('isDatabaseUnavailable', () => {
     ['any fatal error', driverError('ER_SOMETHING_NEW', 9999, true)],
     ['an SQLite I/O error', driverError('SQLITE_IOERR_WRITE', 778)],
     ['a full SQLite disk', driverError('SQLITE_FULL', 13)],
+    ["mysql2's closed pool", new Error('Pool is closed.')],
+    ['a write asked of a closed DataSource', poolClosed()],
     [
       'a driver error wrapped by TypeORM',
       Object.assign(new Error('Query failed'), { driverError: driverError('ETIMEDOUT', 0) }),
