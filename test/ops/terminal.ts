@@ -23,8 +23,12 @@ export interface Running {
 }
 
 export class Terminal {
+  /** Not the project's node_modules/.bin, which `npm test` puts on PATH: a person has none. */
   private readonly env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: (process.env.PATH ?? '/usr/bin:/bin')
+      .split(':')
+      .filter((dir) => !dir.endsWith('/node_modules/.bin'))
+      .join(':'),
     HOME: process.env.HOME ?? '/tmp',
   };
 
