@@ -1,41 +1,60 @@
 /**
- * The examples of the README and docs/, run: every command of the README's Examples and Safe
- * writes sections and of the example sections of docs/examples.md and docs/safe-writes.md, and
- * the typed client of "The OpenAPI document and typed clients", against the built server started
- * afresh on a new SQLite database with the demo data, each section on a server of its own.
+ * The commands of the README and docs/, run as a person would paste them: every document with
+ * commands, top to bottom, each command exactly as written (but for the addresses, below) by bash
+ * in an empty directory of its own (a `cd` carries over to the next command), against one built
+ * server started on a new SQLite database with the demo data, and each answer compared with the
+ * block the document shows after it. How the blocks read: test/ops/doc-blocks.ts.
  *
- * The convention the README keeps: each ```sh block is followed by a block of what it answers.
- * An ```http block (for `curl -si`) holds the status line, the headers that matter (each must
- * be in the answer with that value) and, after a blank line, the body; any other block holds
- * the whole output. `…` stands for any text (times, fields left out); `http://localhost:3000` is
- * the server's address. The typed client's ```ts block is compiled with the README's
- * tsconfig.json block against types generated from the server's document, run, and its output
- * compared with the ```text block after it.
+ * Run: every ```sh block of README.md (from its Examples to its Access control, the typed
+ * client's `npm install` of pinned versions from the npm registry included, and the change
+ * feed's `curl -N` streams), docs/examples.md, docs/safe-writes.md and docs/interface.md, and
+ * those of any document that gets some (the list below is the only way out). The files a
+ * document says to save (`// client.ts`) are saved in the directory as shown.
+ * - `http://localhost:3000` is the server's address, its port a free one; `http://localhost:8080`,
+ *   the README's issuer, is a real OpenID Connect provider (test/oidc/provider.ts) with the
+ *   README's client, started for a document that names it.
+ * - `VAR=value … npm start` restarts the service with those variables on the same database; what
+ *   `npm start` itself does (a build when the sources are newer, signals) is
+ *   test/ops/npm-start.spec.ts's.
+ * - A command ends with status 0, or 28 (curl's "operation timed out") where it sets
+ *   `--max-time`: that is how a stream ends. A command followed by its answer prints nothing on
+ *   stderr; one without (an `npm install`) may (npm's notices).
+ *
+ * Not run, each section with the reason (NOT_RUN; checked to exist): README "Set up" and
+ * docs/benchmark.md "How to run" below. No document holds a `docker compose` command block: it is
+ * named in the README's prose only (there is no Docker engine here); test/ops/compose.spec.ts
+ * parses the compose files and runs their services' start sequence without Docker.
  */
-import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AUDIENCE, OidcProvider } from '../oidc/provider';
-import { ROOT, ServerProcess, sqliteUrl, startServer } from './process';
+import { blocksOf, misfit, Step, stepsOf } from './doc-blocks';
+import { ROOT, scratchDir, ServerProcess, sqliteUrl, startServer } from './process';
+import { Run, Running, Terminal } from './terminal';
 
-/**
- * The documents whose examples run, each section (`## heading`) with its commands; `issuer`:
- * the section talks to an OpenID Connect issuer at ISSUER_ADDRESS (a real one, started here with
- * the client it names) and the server runs with the settings it gives.
- */
-const SECTIONS: [file: string, heading: string, issuer?: 'issuer'][] = [
-  ['README.md', 'Examples'],
-  ['README.md', 'Safe writes'],
-  ['README.md', 'Access control and rate limits', 'issuer'],
-  ['docs/examples.md', 'Reading'],
-  ['docs/examples.md', 'Writing'],
-  ['docs/safe-writes.md', 'Examples'],
+/** The sections whose commands are not run, and why. */
+const NOT_RUN: Record<string, Record<string, string>> = {
+  'README.md': {
+    'Set up':
+      "`npm ci` is a clone's whole install (minutes) and `npm test` the whole suite, this one " +
+      'included; CI runs both on a fresh clone, and npm-start.spec.ts what `npm start` does',
+  },
+  'docs/benchmark.md': {
+    'How to run':
+      'a menu of benchmark runs, minutes of full load each, meant for a quiet machine; what they ' +
+      'measured is the document',
+  },
+};
+
+const DOCUMENTS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
 ];
 const ADDRESS = 'http://localhost:3000';
-/** Where the README's issuer stands. */
 const ISSUER_ADDRESS = 'http://localhost:8080';
-/** The README's client, its secret and what it may ask for; its scopes, and the server's. */
+/** The README's client, its secret and what it may ask for; the issuer's scopes. */
 const README_CLIENT = {
   id: 'marbles-bot',
   secret: 'marbles-bot-secret',
@@ -48,81 +67,49 @@ const README_SCOPES = [
   'marbles:write',
   'emails:write',
 ];
-const README_AUTH_ENV = {
-  AUTH_AUDIENCE: AUDIENCE,
-  RATE_LIMIT: '600/60s',
-  RATE_LIMIT_WRITES: '60/60s',
-};
+const CURL_TIMED_OUT = 28;
+/** One command (an `npm install` on a cold cache), and a whole document. */
+const COMMAND_TIMEOUT = 300_000;
+const DOCUMENT_TIMEOUT = 900_000;
 
-interface Block {
-  lang: string;
-  body: string;
-}
+const RUN = DOCUMENTS.filter((file) =>
+  stepsOf(file, Object.keys(NOT_RUN[file] ?? {})).some((s) => s.kind === 'command'),
+);
 
-/** The fenced blocks of the section under `## heading` of `file`. */
-function blocksOf(file: string, heading: string): Block[] {
-  const document = readFileSync(join(ROOT, file), 'utf8');
-  const start = document.indexOf(`\n## ${heading}\n`);
-  if (start === -1) throw new Error(`${file} has no section "${heading}"`);
-  const end = document.indexOf('\n## ', start + 1);
-  const text = document.slice(start, end === -1 ? undefined : end);
-  return [...text.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
-    lang: m[1],
-    body: m[2],
-  }));
-}
-
-/** Each command block with the block of what it answers. */
-function examples(file: string, heading: string): { command: string; expected: Block }[] {
-  const blocks = blocksOf(file, heading);
-  const pairs: { command: string; expected: Block }[] = [];
-  blocks.forEach((block, i) => {
-    if (block.lang !== 'sh') return;
-    const next = blocks[i + 1];
-    if (!next || next.lang === 'sh') throw new Error(`no answer after: ${block.body}`);
-    pairs.push({ command: block.body, expected: next });
+describe('the command blocks of the README and docs/', () => {
+  it.each(DOCUMENTS)('should say of every block of %s what it is', (file) => {
+    const unnamed = blocksOf(file)
+      .filter((b) => b.lang === '')
+      .map((b) => `${file}:${b.line}`);
+    expect(unnamed).toEqual([]);
   });
-  return pairs;
-}
 
-/** `text` as a pattern: `…` matches anything, the rest literally. */
-function pattern(text: string): RegExp {
-  const parts = text.split('…').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('[\\s\\S]*?')}$`);
-}
+  it('should leave out only sections that exist and hold commands', () => {
+    const left = Object.entries(NOT_RUN).flatMap(([file, sections]) =>
+      Object.keys(sections).map((section) => [
+        file,
+        section,
+        blocksOf(file).some((b) => b.section === section && b.lang === 'sh'),
+      ]),
+    );
+    expect(left).toEqual(left.map(([file, section]) => [file, section, true]));
+  });
 
-/** Compares curl's output with the README's block; undefined when it fits, else why not. */
-function misfit(actual: string, expected: Block): string | undefined {
-  if (expected.lang !== 'http') {
-    return pattern(expected.body.trimEnd()).test(actual.trimEnd())
-      ? undefined
-      : `the output is\n${actual}`;
-  }
-  const split = actual.indexOf('\r\n\r\n');
-  const [head, body] = [actual.slice(0, split), actual.slice(split + 4)];
-  const [status, ...lines] = head.split('\r\n');
-  const headers = new Map(
-    lines.map((l) => [
-      l.slice(0, l.indexOf(':')).toLowerCase(),
-      l.slice(l.indexOf(':') + 1).trim(),
-    ]),
-  );
-  const at = expected.body.indexOf('\n\n');
-  const [wantHead, wantBody] =
-    at === -1 ? [expected.body, ''] : [expected.body.slice(0, at), expected.body.slice(at + 2)];
-  const [wantStatus, ...wantLines] = wantHead.trimEnd().split('\n');
-  if (status !== wantStatus) return `the status line is ${status}\n${actual}`;
-  for (const line of wantLines) {
-    const name = line.slice(0, line.indexOf(':')).toLowerCase();
-    const value = line.slice(line.indexOf(':') + 1).trim();
-    if (!pattern(value).test(headers.get(name) ?? '')) return `${line} is not in\n${head}`;
-  }
-  return pattern(wantBody.trimEnd()).test(body.trimEnd()) ? undefined : `the body is\n${body}`;
-}
+  it('should run the documents whose examples the README and docs promise', () => {
+    expect(RUN).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'docs/examples.md',
+        'docs/safe-writes.md',
+        'docs/interface.md',
+      ]),
+    );
+  });
+});
 
-async function demoServer(env: Record<string, string> = {}): Promise<ServerProcess> {
+async function demoServer(database: string, env: Record<string, string>): Promise<ServerProcess> {
   const server = await startServer({
-    DATABASE_URL: sqliteUrl(),
+    DATABASE_URL: database,
     DEMO_DATA: 'true',
     LOG_LEVEL: 'warn',
     ...env,
@@ -136,95 +123,62 @@ async function stop(server: ServerProcess): Promise<void> {
   await server.waitExit();
 }
 
-describe.each(SECTIONS)('the examples of %s, section "%s"', (file, heading, issuer) => {
+describe.each(RUN)('the commands of %s', (file) => {
   let provider: OidcProvider | undefined;
   afterAll(() => provider?.stop());
 
-  it('should answer every command as the document shows, on a fresh demo database', async () => {
-    const pairs = examples(file, heading);
-    expect(pairs.length).toBeGreaterThan(0);
-    if (issuer) provider = await OidcProvider.start(README_SCOPES, [README_CLIENT]);
-    const server = await demoServer(
-      provider ? { ...README_AUTH_ENV, AUTH_ISSUER: provider.issuer } : {},
-    );
-    const base = `http://localhost:${server.port}`;
-    const addresses = (text: string) =>
-      provider
-        ? text.replaceAll(ADDRESS, base).replaceAll(ISSUER_ADDRESS, provider.issuer)
-        : text.replaceAll(ADDRESS, base);
-    try {
-      for (const { command, expected } of pairs) {
-        const run = spawnSync('bash', ['-c', addresses(command)], {
-          encoding: 'utf8',
-          timeout: 30_000,
-        });
-        expect({ command, status: run.status, stderr: run.stderr }).toEqual({
-          command,
-          status: 0,
-          stderr: '',
-        });
-        const wanted = { ...expected, body: addresses(expected.body) };
-        expect({ command, misfit: misfit(run.stdout, wanted) }).toEqual({
-          command,
-          misfit: undefined,
-        });
+  it(
+    'should answer each as the document shows, top to bottom, on one fresh demo database',
+    async () => {
+      const steps = stepsOf(file, Object.keys(NOT_RUN[file] ?? {}));
+      if (readFileSync(join(ROOT, file), 'utf8').includes(ISSUER_ADDRESS))
+        provider = await OidcProvider.start(README_SCOPES, [README_CLIENT]);
+      const database = sqliteUrl();
+      let server = await demoServer(database, {});
+      const here = (text: string) => {
+        const local = text.replaceAll(ADDRESS, `http://localhost:${server.port}`);
+        return provider ? local.replaceAll(ISSUER_ADDRESS, provider.issuer) : local;
+      };
+      const answers = (step: Extract<Step, { kind: 'command' }>, run: Run) => {
+        const at = `${file}:${step.line}`;
+        const ended =
+          run.status === 0 ||
+          (run.status === CURL_TIMED_OUT && step.command.includes('--max-time'));
+        expect({
+          at,
+          status: ended ? 'ended' : run.status,
+          stderr: step.expected || !ended ? run.stderr : '',
+        }).toEqual({ at, status: 'ended', stderr: '' });
+        if (!step.expected) return;
+        const expected = { ...step.expected, body: here(step.expected.body) };
+        expect({ at, misfit: misfit(run.stdout, expected) }).toEqual({ at, misfit: undefined });
+      };
+
+      const terminal = new Terminal(scratchDir('records-docs-'), COMMAND_TIMEOUT);
+      const streams: [Extract<Step, { kind: 'command' }>, Running][] = [];
+      try {
+        for (const step of steps) {
+          if (step.kind === 'file') {
+            writeFileSync(join(terminal.cwd, step.name), here(step.body));
+          } else if (step.kind === 'start') {
+            expect(step.env.AUTH_AUDIENCE ?? AUDIENCE).toBe(AUDIENCE);
+            await stop(server);
+            const env = Object.fromEntries(Object.entries(step.env).map(([k, v]) => [k, here(v)]));
+            server = await demoServer(database, env);
+          } else if (step.background) {
+            const running = terminal.start(here(step.command));
+            await running.started;
+            streams.push([step, running]);
+          } else {
+            answers(step, await terminal.run(here(step.command)));
+            for (const [stream, running] of streams.splice(0)) answers(stream, await running.done);
+          }
+        }
+        for (const [stream, running] of streams.splice(0)) answers(stream, await running.done);
+      } finally {
+        await stop(server);
       }
-    } finally {
-      await stop(server);
-    }
-  });
-});
-
-describe('the README typed client', () => {
-  const dir = join(ROOT, 'test-output', `readme-client-${randomBytes(4).toString('hex')}`);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('should compile with tsc --strict and the README tsconfig, and print what the README shows', async () => {
-    const blocks = blocksOf('README.md', 'The OpenAPI document and typed clients');
-    const tsconfig = blocks.find((b) => b.lang === 'json');
-    const at = blocks.findIndex((b) => b.lang === 'ts');
-    const [client, output] = [blocks[at], blocks[at + 1]];
-    expect([tsconfig !== undefined, client?.lang, output?.lang]).toEqual([true, 'ts', 'text']);
-    expect(JSON.parse(tsconfig!.body).compilerOptions.strict).toBe(true);
-
-    const server = await demoServer();
-    const base = `http://localhost:${server.port}`;
-    try {
-      mkdirSync(dir, { recursive: true });
-      const doc = await (await fetch(`${base}/api/openapi.json`)).text();
-      writeFileSync(join(dir, 'openapi.json'), doc);
-      const generate = spawnSync(
-        process.execPath,
-        [
-          join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'),
-          join(dir, 'openapi.json'),
-          '-o',
-          join(dir, 'openapi.d.ts'),
-          '--default-non-nullable=false',
-        ],
-        { encoding: 'utf8', timeout: 60_000 },
-      );
-      expect({ status: generate.status, stderr: generate.status ? generate.stderr : '' }).toEqual({
-        status: 0,
-        stderr: '',
-      });
-      writeFileSync(join(dir, 'tsconfig.json'), tsconfig!.body);
-      writeFileSync(join(dir, 'client.ts'), client.body.replaceAll(ADDRESS, base));
-      const tsc = spawnSync(
-        process.execPath,
-        [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir],
-        { encoding: 'utf8', timeout: 60_000 },
-      );
-      expect({ status: tsc.status, out: tsc.stdout }).toEqual({ status: 0, out: '' });
-      const run = spawnSync(process.execPath, [join(dir, 'client.js')], {
-        encoding: 'utf8',
-        timeout: 30_000,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      });
-      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
-      expect(run.stdout.trimEnd()).toMatch(pattern(output.body.trimEnd()));
-    } finally {
-      await stop(server);
-    }
-  });
+    },
+    DOCUMENT_TIMEOUT,
+  );
 });
