@@ -7,7 +7,7 @@ import { words } from '../../core/names';
 import { ResourceDefinition } from '../../core/resource';
 import { PageContext, RecordAction, Row } from './html-context';
 import { linkTo } from './html-links';
-import { cell, renderedNames } from './html-table';
+import { renderedNames, valueCell } from './html-table';
 import { Html, markup } from './html-template';
 
 export function recordBody(record: Row, resource: ResourceDefinition, ctx: PageContext): Html {
@@ -27,7 +27,7 @@ export function recordBody(record: Row, resource: ResourceDefinition, ctx: PageC
               (n) =>
                 markup`<tr>
                   <th scope="row">${n}</th>
-                  <td>${cell(record[n])}</td>
+                  ${valueCell(resource, n, record[n])}
                 </tr>`,
             )}
           </tbody>

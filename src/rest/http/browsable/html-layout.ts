@@ -1,7 +1,7 @@
 /**
  * The frame of every browsable page: the document head with the static files, the breadcrumbs and
- * the token field, the request and response, the data the page's body holds, and the answer's body
- * in JSON and XML.
+ * the token field, the page's body (its data first), then the request and response and the
+ * answer's body in JSON and XML, collapsed.
  */
 import { ResourceDefinition } from '../../core/resource';
 import { DOCS, PageContext, SERVICE, statusLine } from './html-context';
@@ -23,6 +23,11 @@ function ignoredNotice(ctx: PageContext): Html | undefined {
   </div>`;
 }
 
+/**
+ * A page: where it is and the token at the top; the title, the other formats and the page's own
+ * body (the data first); the request, the response headers and the body as JSON and XML
+ * collapsed at the end.
+ */
 export function layout(
   ctx: PageContext,
   resource: ResourceDefinition | undefined,
@@ -30,13 +35,6 @@ export function layout(
   json: string,
   xml: string,
 ): string {
-  const formats = withoutFormat(ctx.query);
-  // The root takes no suffix: `/?format=json`.
-  const suffixed = (suffix: string) =>
-    ctx.path === '/'
-      ? `/?${formats ? `${formats}&` : ''}format=${suffix.slice(1)}`
-      : ctx.path.replace(/\/$/, '') + suffix + (formats ? `?${formats}` : '');
-  const requestLine = `${ctx.method} ${ctx.path}${ctx.asked === 'suffix' ? '.html' : ''}${ctx.query ? `?${ctx.query}` : ''}`;
   const page = markup`<!doctype html>
     <html lang="en">
       <head>
@@ -51,78 +49,104 @@ export function layout(
       <body>
         <a class="skip" href="#main">Skip to the content</a>
         <header class="top">
-          ${breadcrumbs(ctx, resource)}
-          <form class="token" id="token-form" data-required="${ctx.token ? 'true' : 'false'}">
-            <label for="api-token"
-              >Bearer token (API token or JWT)${ctx.token ? '' : ' (not required)'}</label
-            >
-            <input id="api-token" type="password" autocomplete="off" spellcheck="false" />
-            <button type="submit">Use</button>
-            <button type="button" id="token-forget">Forget</button>
-            <span id="token-state" class="muted" role="status"></span>
-          </form>
+          ${breadcrumbs(ctx, resource)} ${tokenControl(ctx.token)}
         </header>
         <main id="main" data-path="${ctx.path}" data-collection="${resource?.path ?? ''}">
-          <h1>${ctx.title}</h1>
-          ${ctx.description ? markup`<p class="description">${ctx.description}</p>` : undefined}
-          <p id="flash" class="flash" role="status" aria-live="polite"></p>
+          <div class="heading">
+            <h1>${ctx.title}</h1>
+            ${ctx.description ? markup`<p class="description">${ctx.description}</p>` : undefined}
+            ${formats(ctx, resource)}
+          </div>
+          <pre id="options-output" class="code" hidden tabindex="0"></pre>
+          <div class="flash" id="flash-box" hidden>
+            <p id="flash" role="status" aria-live="polite"></p>
+            <button type="button" class="link" id="flash-close">Dismiss</button>
+          </div>
           ${ignoredNotice(ctx)}
           ${liveNotice(ctx.live, ctx.status, ctx.assets.live)}
-          <section class="request" aria-labelledby="request-h">
-            <h2 id="request-h">Request and response</h2>
-            <p><code class="request-line">${requestLine}</code></p>
-            <dl class="headers">
-              <dt>Status</dt>
-              <dd>
-                <strong class="status status-${Math.floor(ctx.status / 100)}xx">${statusLine(ctx.status)}</strong>
-              </dd>
-              ${ctx.headers.map(
-                ([name, value]) =>
-                  markup`<dt>${name}</dt>
-                    <dd><code>${value}</code></dd>`,
-              )}
-            </dl>
-            <p class="formats">
-              As <a href="${href(suffixed('.json'))}">JSON</a> ·
-              <a href="${href(suffixed('.xml'))}">XML</a> ·
-              ${
-                resource && ctx.status < 400
-                  ? markup`<a href="${href(suffixed('.csv'))}">CSV</a> ·`
-                  : undefined
-              }
-              <a href="${DOCS}">API documentation</a>
-              ${
-                resource
-                  ? markup`·
-                      <button
-                        type="button"
-                        class="link"
-                        id="options-button"
-                        data-url="${resource.path}">
-                        OPTIONS metadata
-                      </button>`
-                  : undefined
-              }
-            </p>
-            <pre id="options-output" class="code" hidden tabindex="0"></pre>
-          </section>
           ${body}
-          <section class="representations" aria-labelledby="repr-h">
-            <h2 id="repr-h">Response body</h2>
-            <details open>
-              <summary>JSON</summary>
-              <pre class="code" tabindex="0"><code>${json}</code></pre>
-            </details>
-            <details>
-              <summary>XML</summary>
-              <pre class="code" tabindex="0"><code>${prettyXml(xml)}</code></pre>
-            </details>
-          </section>
+          ${exchange(ctx, json, xml)}
         </main>
       </body>
     </html>
 `;
   return page.markup;
+}
+
+/**
+ * The bearer token's field (assets/browsable.js keeps it in the tab's sessionStorage). Where
+ * writes need it, in full view; otherwise behind a small "API token" control.
+ */
+function tokenControl(required: boolean): Html {
+  const form = markup`<form class="token" id="token-form" data-required="${required ? 'true' : 'false'}">
+    <label for="api-token"
+      >Bearer token (API token or JWT)${required ? '' : ' (not required)'}</label
+    >
+    <input id="api-token" type="password" autocomplete="off" spellcheck="false" />
+    <button type="submit">Use</button>
+    <button type="button" id="token-forget">Forget</button>
+    <span id="token-state" class="muted" role="status"></span>
+  </form>`;
+  if (required) return form;
+  return markup`<details class="token-box" id="token-box">
+    <summary>API token</summary>
+    ${form}
+  </details>`;
+}
+
+/** The same answer in the other formats, the documentation and the OPTIONS metadata. */
+function formats(ctx: PageContext, resource: ResourceDefinition | undefined): Html {
+  const query = withoutFormat(ctx.query);
+  // The root takes no suffix: `/?format=json`.
+  const suffixed = (suffix: string) =>
+    ctx.path === '/'
+      ? `/?${query ? `${query}&` : ''}format=${suffix.slice(1)}`
+      : ctx.path.replace(/\/$/, '') + suffix + (query ? `?${query}` : '');
+  return markup`<p class="formats">
+    As <a href="${href(suffixed('.json'))}">JSON</a> ·
+    <a href="${href(suffixed('.xml'))}">XML</a> ·
+    ${resource && ctx.status < 400 ? markup`<a href="${href(suffixed('.csv'))}">CSV</a> ·` : undefined}
+    <a href="${DOCS}">API documentation</a>
+    ${
+      resource
+        ? markup`·
+            <button type="button" class="link" id="options-button" data-url="${resource.path}">
+              OPTIONS metadata
+            </button>`
+        : undefined
+    }
+  </p>`;
+}
+
+/** The request, the response's status and headers, and its body as JSON and XML: collapsed. */
+function exchange(ctx: PageContext, json: string, xml: string): Html {
+  const requestLine = `${ctx.method} ${ctx.path}${ctx.asked === 'suffix' ? '.html' : ''}${ctx.query ? `?${ctx.query}` : ''}`;
+  const status = markup`<strong class="status status-${Math.floor(ctx.status / 100)}xx"
+    >${statusLine(ctx.status)}</strong
+  >`;
+  return markup`<details class="exchange" id="exchange">
+    <summary>
+      Request and response:
+      <code class="request-line">${requestLine}</code> → ${status}
+    </summary>
+    <dl class="headers">
+      <dt>Status</dt>
+      <dd>${status}</dd>
+      ${ctx.headers.map(
+        ([name, value]) =>
+          markup`<dt>${name}</dt>
+            <dd><code>${value}</code></dd>`,
+      )}
+    </dl>
+    <details open>
+      <summary>Response body as JSON</summary>
+      <pre class="code" tabindex="0"><code>${json}</code></pre>
+    </details>
+    <details>
+      <summary>Response body as XML</summary>
+      <pre class="code" tabindex="0"><code>${prettyXml(xml)}</code></pre>
+    </details>
+  </details>`;
 }
 
 function breadcrumbs(ctx: PageContext, resource: ResourceDefinition | undefined): Html {

@@ -13,10 +13,16 @@ export function linkTo(ctx: PageContext, path: string, query = ''): string {
 
 /** The query without its `format` parameters. */
 export function withoutFormat(query: string): string {
-  return query
-    .split('&')
-    .filter((part) => part !== '' && !/^format(=|$)/.test(part))
-    .join('&');
+  return queryWithout(query, ['format']).join('&');
+}
+
+/** The query's parts (`name=value`, as sent) but those whose name is one of `names`. */
+export function queryWithout(query: string, names: readonly string[]): string[] {
+  return query.split('&').filter((part) => {
+    if (part === '') return false;
+    const eq = part.indexOf('=');
+    return !names.includes(decode(eq === -1 ? part : part.slice(0, eq)));
+  });
 }
 
 /** The query's parameters, decoded, last value winning. */
@@ -25,17 +31,18 @@ export function params(query: string): Map<string, string> {
   for (const part of query.split('&')) {
     if (!part) continue;
     const eq = part.indexOf('=');
-    const decode = (s: string) => {
-      try {
-        return decodeURIComponent(s.replace(/\+/g, ' '));
-      } catch {
-        return s;
-      }
-    };
     out.set(
       decode(eq === -1 ? part : part.slice(0, eq)),
       decode(eq === -1 ? '' : part.slice(eq + 1)),
     );
   }
   return out;
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
 }

@@ -5,7 +5,7 @@ import { Page } from '../../core/paginator';
 import { ResourceDefinition } from '../../core/resource';
 import { Envelope, PageContext, Row } from './html-context';
 import { writeForms } from './html-forms';
-import { queryForm } from './html-query-form';
+import { columnOrdering, queryForm } from './html-query-form';
 import { recordsTable } from './html-table';
 import { Html, href, markup } from './html-template';
 
@@ -20,12 +20,17 @@ export function listBody(
     envelope.count !== undefined
       ? `${envelope.count} ${words(resource.plural)}; page ${envelope.page} of ${Math.max(envelope.total_pages ?? 1, 1)}.`
       : `Page ${envelope.page}.`;
-  return markup`<section aria-labelledby="records-h">
-      <h2 id="records-h">${words(resource.plural)}</h2>
-      <p class="muted">${summary}</p>
-      ${recordsTable(records, resource, ctx)} ${pagination(page, envelope, resource, ctx)}
+  const ordering = columnOrdering(resource, ctx, page.pageQueryParam);
+  return markup`<section class="list" aria-labelledby="records-h">
+      <div class="list-head">
+        <h2 id="records-h">${words(resource.plural)}</h2>
+        <p class="muted">${summary}</p>
+      </div>
+      ${queryForm(resource, ctx, page.pageQueryParam)}
+      ${recordsTable(records, resource, ctx, { ordering })}
+      ${pagination(page, envelope, resource, ctx)}
     </section>
-    ${queryForm(resource, ctx, true)} ${writeForms(resource, ctx)}`;
+    ${writeForms(resource, ctx)}`;
 }
 
 export function bareListBody(
@@ -33,12 +38,16 @@ export function bareListBody(
   resource: ResourceDefinition,
   ctx: PageContext,
 ): Html {
-  return markup`<section aria-labelledby="records-h">
-      <h2 id="records-h">${words(resource.plural)}</h2>
-      <p class="muted">${records.length} ${words(resource.plural)} (not paginated).</p>
-      ${recordsTable(records as Row[], resource, ctx)}
+  const ordering = columnOrdering(resource, ctx);
+  return markup`<section class="list" aria-labelledby="records-h">
+      <div class="list-head">
+        <h2 id="records-h">${words(resource.plural)}</h2>
+        <p class="muted">${records.length} ${words(resource.plural)} (not paginated).</p>
+      </div>
+      ${queryForm(resource, ctx, undefined)}
+      ${recordsTable(records as Row[], resource, ctx, { ordering })}
     </section>
-    ${queryForm(resource, ctx, false)} ${writeForms(resource, ctx)}`;
+    ${writeForms(resource, ctx)}`;
 }
 
 function pagination(

@@ -81,7 +81,7 @@ function messageBody(
   return markup`<section aria-labelledby="message-h">
     <h2 id="message-h">Message</h2>
     <p class="message">${message}</p>
-    ${records && resource ? recordsTable(records, resource, ctx, 'message-h') : undefined}
+    ${records && resource ? recordsTable(records, resource, ctx, { labelledBy: 'message-h' }) : undefined}
   </section>`;
 }
 

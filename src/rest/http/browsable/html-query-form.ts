@@ -1,22 +1,50 @@
-/** The GET form of a list: filters by field and operator, ordering, search, selection, page size. */
+/**
+ * The query of a list, as a person changes it: the GET form (search, ordering, field selection,
+ * page size, filters by field and operator) above the table, collapsed, and the links of the
+ * table's column headers that order the list by their column.
+ */
 import { ScalarType } from '../../core/fields';
-import { ResourceDefinition, perResource } from '../../core/resource';
+import { ORDERING_PARAM } from '../../core/list-query';
+import { ResourceDefinition, pathsOf, perResource } from '../../core/resource';
 import { PageContext } from './html-context';
-import { linkTo, params } from './html-links';
-import { renderedNames } from './html-table';
+import { linkTo, params, queryWithout } from './html-links';
+import { ColumnOrder, renderedNames } from './html-table';
 import { Html, href, markup } from './html-template';
 
 const RANGE: ReadonlySet<ScalarType> = new Set(['integer', 'decimal', 'timestamp']);
 
-/** Every path a list may be filtered and ordered by, with its type. */
-const filterPaths = perResource((resource): [string, ScalarType][] => {
-  const out: [string, ScalarType][] = [];
-  for (const field of resource.fields) {
-    if (field.kind === 'scalar') out.push([field.name, field.type]);
-    else for (const sub of field.fields) out.push([`${field.name}.${sub.name}`, sub.type]);
-  }
-  return out;
-});
+/** Every path a list may be filtered and ordered by, with its type (what the list reads). */
+const filterPaths = perResource((resource) => [...pathsOf(resource)]);
+
+/**
+ * The ordering link of each column the list can be ordered by: `ordering=<column>`, or
+ * `ordering=-<column>` when the list is ordered by it ascending already, with the rest of the
+ * query kept but its page (the new order starts at page 1). `sort` says how the list is ordered
+ * now: by the first field of `ordering` the list knows, by id ascending when there is none.
+ */
+export function columnOrdering(
+  resource: ResourceDefinition,
+  ctx: PageContext,
+  pageParam?: string,
+): (column: string) => ColumnOrder | undefined {
+  const orderable = pathsOf(resource);
+  const current = (params(ctx.query).get(ORDERING_PARAM) ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .find((part) => orderable.has(part.replace(/^-/, '')));
+  const [by, descending] = current
+    ? [current.replace(/^-/, ''), current.startsWith('-')]
+    : ['id', false];
+  const base = ctx.path + (ctx.asked === 'suffix' ? '.html' : '');
+  const kept = queryWithout(ctx.query, pageParam ? [ORDERING_PARAM, pageParam] : [ORDERING_PARAM]);
+  return (column) => {
+    if (!orderable.has(column)) return undefined;
+    const sort = column !== by ? undefined : descending ? 'descending' : 'ascending';
+    const next = sort === 'ascending' ? `-${column}` : column;
+    const query = [...kept, `${ORDERING_PARAM}=${encodeURIComponent(next)}`].join('&');
+    return { href: `${base}?${query}`, sort };
+  };
+}
 
 function operators(type: ScalarType): [string, string][] {
   const ops: [string, string][] = [['', '=']];
@@ -27,7 +55,12 @@ function operators(type: ScalarType): [string, string][] {
 }
 
 /** The GET form of filters, ordering, search, field selection and page size. */
-export function queryForm(resource: ResourceDefinition, ctx: PageContext, paged: boolean): Html {
+export function queryForm(
+  resource: ResourceDefinition,
+  ctx: PageContext,
+  pageParam: string | undefined,
+): Html {
+  const paged = pageParam !== undefined;
   const current = params(ctx.query);
   const action = ctx.path + (ctx.asked === 'suffix' ? '.html' : '');
   const value = (name: string) => current.get(name) ?? '';
@@ -39,8 +72,17 @@ export function queryForm(resource: ResourceDefinition, ctx: PageContext, paged:
     operators(type).some(([op]) => current.has(path + op)),
   );
   const pageSizeParam = resource.pagination?.pageSizeQueryParam ?? 'page_size';
-  return markup`<section aria-labelledby="query-h">
-    <h2 id="query-h">Filter, order and select</h2>
+  // What the list was asked for, in the summary of the collapsed form.
+  const applied = [...current].filter(([name]) => name !== pageParam && name !== 'format');
+  return markup`<details class="query" id="query">
+    <summary>
+      Search, filter and order${
+        applied.length > 0
+          ? markup`<span class="applied">:
+              ${applied.map(([name, v]) => `${name}=${v}`).join(' · ')}</span>`
+          : undefined
+      }
+    </summary>
     <form class="query" method="get" action="${href(action)}" id="query-form">
       ${ctx.asked === 'query' ? markup`<input type="hidden" name="format" value="html" />` : undefined}
       <div class="row">
@@ -115,5 +157,5 @@ export function queryForm(resource: ResourceDefinition, ctx: PageContext, paged:
       </details>
       <p><button type="submit">Apply</button> <a href="${href(linkTo(ctx, resource.path))}">Clear</a></p>
     </form>
-  </section>`;
+  </details>`;
 }

@@ -32,24 +32,70 @@ export const renderedNames = perResource((resource) =>
   resource.fields.filter((f) => f.kind !== 'scalar' || f.rendered).map((f) => f.name),
 );
 
+/** A header that orders the list by its column: the link, and the order it is in now. */
+export interface ColumnOrder {
+  href: string;
+  /** For `aria-sort`: whether the list is ordered by this column now, and how. */
+  sort?: 'ascending' | 'descending';
+}
+
+export interface TableOptions {
+  /** The id of the heading that names the table's region. */
+  labelledBy?: string;
+  /** The ordering link of a column's header; none for a column the list cannot be ordered by. */
+  ordering?: (column: string) => ColumnOrder | undefined;
+}
+
+/**
+ * Columns whose values are short and read as one token (numbers, timestamps, flags, references):
+ * their cells do not wrap, so a row stays one line and a timestamp is never cut at its hyphens.
+ */
+const unwrapped = perResource(
+  (resource) =>
+    new Set(
+      resource.fields
+        .filter((f) => f.kind === 'reference' || (f.kind === 'scalar' && f.type !== 'string'))
+        .map((f) => f.name),
+    ),
+);
+
+/** The cell of a record's value in a column: on one line when the column's values are short. */
+export function valueCell(resource: ResourceDefinition, column: string, value: unknown): Html {
+  return unwrapped(resource).has(column)
+    ? markup`<td class="nowrap">${cell(value)}</td>`
+    : markup`<td>${cell(value)}</td>`;
+}
+
+function header(column: string, order: ColumnOrder | undefined): Html {
+  // `is_discounted` may break as `is_` / `discounted`: a narrow column for a short value.
+  const name = join(
+    column.split(/(?<=_)/).map((part) => markup`${part}`),
+    markup`<wbr />`,
+  );
+  if (!order) return markup`<th scope="col">${name}</th>`;
+  return markup`<th scope="col"${order.sort ? markup` aria-sort="${order.sort}"` : undefined}>
+    <a href="${href(order.href)}">${name}</a>
+  </th>`;
+}
+
 export function recordsTable(
   records: Row[],
   resource: ResourceDefinition,
   ctx: PageContext,
-  labelledBy = 'records-h',
+  { labelledBy = 'records-h', ordering }: TableOptions = {},
 ): Html {
   if (records.length === 0) {
     return markup`<p class="empty">No ${words(resource.plural)} match.</p>`;
   }
   const columns = columnsOf(records, resource);
   return markup`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="${labelledBy}">
-    <table>
+    <table class="records">
       <caption class="visually-hidden">
         ${words(resource.plural)}
       </caption>
       <thead>
         <tr>
-          ${columns.map((c) => markup`<th scope="col">${c}</th>`)}
+          ${columns.map((c) => header(c, ordering?.(c)))}
         </tr>
       </thead>
       <tbody>
@@ -61,7 +107,7 @@ export function recordsTable(
                   ? markup`<th scope="row">
                       <a href="${href(linkTo(ctx, `${resource.path}/${String(r.id)}`))}">${String(r.id)}</a>
                     </th>`
-                  : markup`<td>${cell(r[c])}</td>`,
+                  : valueCell(resource, c, r[c]),
               )}
             </tr>`,
         )}
