@@ -58,7 +58,7 @@ describe('browsable pages: the data first', () => {
       '<form class="write record-form" id="create-form"',
       '<form class="write raw"',
       '<details class="exchange" id="exchange">',
-      '<summary>Response body as JSON</summary>',
+      '<summary>JSON</summary>',
     ].map(at);
     expect(order).toEqual([...order].sort((a, b) => a - b));
     // Nothing of the query form or the exchange is open but the JSON body inside the latter.

@@ -139,11 +139,11 @@ function exchange(ctx: PageContext, json: string, xml: string): Html {
       )}
     </dl>
     <details open>
-      <summary>Response body as JSON</summary>
+      <summary>JSON</summary>
       <pre class="code" tabindex="0"><code>${json}</code></pre>
     </details>
     <details>
-      <summary>Response body as XML</summary>
+      <summary>XML</summary>
       <pre class="code" tabindex="0"><code>${prettyXml(xml)}</code></pre>
     </details>
   </details>`;
