@@ -6,16 +6,20 @@
  * requests go through plain supertest rather than the document-checking client.
  */
 import { createHash } from 'node:crypto';
-import request, { Response } from 'supertest';
+import request from 'supertest';
 import { useApp } from './harness';
 import { marbleRow, movieLinks, movieRow, userRows } from './fixtures';
 import { JSON_TYPE, XML_TYPE } from './http';
-
-const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-  "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-const HTML_TYPE = 'text/html; charset=utf-8';
+import {
+  BROWSER,
+  escape,
+  expectNoInlineCode,
+  expectPage,
+  links,
+  squash,
+  tags,
+  titleOf,
+} from './browsable-html';
 
 const HOSTILE_NAME = '<script>alert("name")</script>';
 const HOSTILE_DESCRIPTION = `"><img src=x onerror=alert(1)>' onmouseover='alert(2)`;
@@ -51,76 +55,6 @@ const GET_ROUTES: [string, string][] = [
   ['/api/plain/movies', 'List movies'],
   ['/api/plain/movies/1', 'Show a movie'],
 ];
-
-/** The headers every HTML page carries. */
-function expectPage(res: Response, status = 200): void {
-  expect({
-    status: res.status,
-    type: res.headers['content-type'],
-    csp: res.headers['content-security-policy'],
-    nosniff: res.headers['x-content-type-options'],
-    cache: res.headers['cache-control'],
-  }).toEqual({ status, type: HTML_TYPE, csp: CSP, nosniff: 'nosniff', cache: 'no-store' });
-  expect(res.headers['vary'].split(/,\s*/)).toContain('Accept');
-}
-
-/** The start tags of a page, with their attributes (values are double-quoted and escaped). */
-function tags(page: string): { name: string; attrs: Record<string, string> }[] {
-  const out: { name: string; attrs: Record<string, string> }[] = [];
-  const tag =
-    /<([a-zA-Z][\w-]*)((?:\s+[^\s=/>"']+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?)*)\s*\/?>/g;
-  for (const [, name, rest] of page.matchAll(tag)) {
-    const attrs: Record<string, string> = {};
-    for (const [, attr, value] of rest.matchAll(/([^\s=/>"']+)(?:\s*=\s*"([^"]*)")?/g)) {
-      attrs[attr.toLowerCase()] = value ?? '';
-    }
-    out.push({ name: name.toLowerCase(), attrs });
-  }
-  return out;
-}
-
-/** The links of a page: their text (whitespace squashed) and unescaped href. */
-function links(page: string): [string, string][] {
-  return [...page.matchAll(/<a\b([^>]*)>([^<]*)<\/a>/g)].map(([, attrs, label]) => [
-    label.trim(),
-    (/href="([^"]*)"/.exec(attrs)?.[1] ?? '').replace(/&amp;/g, '&'),
-  ]);
-}
-
-/** Markup with its whitespace squashed, for comparisons that do not depend on indentation. */
-function squash(page: string): string {
-  return page.replace(/\s+/g, ' ').replace(/> </g, '><').replace(/ >/g, '>');
-}
-
-/** No inline script, no style attribute or element, no event handler, no javascript: URL. */
-function expectNoInlineCode(page: string): void {
-  const scripts = page.match(/<script\b[^>]*>[\s\S]*?<\/script>/gi) ?? [];
-  expect(scripts.length).toBeGreaterThanOrEqual(1);
-  expect(scripts[0]).toMatch(
-    /^<script src="\/assets\/browsable\.[0-9a-f]{12}\.js" defer><\/script>$/,
-  );
-  // And on list and record pages, the live notice's (docs/events.md).
-  for (const script of scripts.slice(1)) {
-    expect(script).toMatch(/^<script src="\/assets\/live\.[0-9a-f]{12}\.js" defer><\/script>$/);
-  }
-  expect(scripts.length).toBeLessThanOrEqual(2);
-  const all = tags(page);
-  expect(all.length).toBeGreaterThan(50);
-  for (const { name, attrs } of all) {
-    expect(name).not.toBe('style');
-    for (const [attr, value] of Object.entries(attrs)) {
-      expect(attr === 'style' || attr.startsWith('on')).toBe(false);
-      if (attr === 'href' || attr === 'src' || attr === 'action') {
-        expect(value).toMatch(/^(\/(?!\/)|\?|#|https?:\/\/)/);
-      }
-    }
-  }
-}
-
-/** The text of the page's h1. */
-function titleOf(page: string): string {
-  return /<h1>([^<]*)<\/h1>/.exec(page)?.[1] ?? '';
-}
 
 describe('browsable API (HTML pages)', () => {
   const t = useApp({ seed: SEED });
@@ -223,9 +157,11 @@ describe('browsable API (HTML pages)', () => {
       const missing = await http().get('/api/demo/marbles/99').set('Accept', BROWSER);
       for (const page of [door, missing])
         expect(links(page.text).filter(([label]) => label === 'CSV')).toEqual([]);
-      // Only the selected columns.
+      // Only the selected columns, each header ordering the list by its column.
       expect(squash(res.text)).toContain(
-        '<tr><th scope="col">id</th><th scope="col">name</th></tr>',
+        '<tr><th scope="col" aria-sort="ascending">' +
+          '<a href="/api/demo/marbles?only=id,name&amp;ordering=-id">id</a></th>' +
+          '<th scope="col"><a href="/api/demo/marbles?only=id,name&amp;ordering=name">name</a></th></tr>',
       );
     });
 
@@ -503,12 +439,3 @@ describe('browsable API switched off (BROWSABLE_API=false)', () => {
     expect(page.status).toBe(404);
   });
 });
-
-function escape(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}

@@ -271,6 +271,8 @@ describe('browsable API in a browser', () => {
   it('should keep filters, ordering, search and field selection across pages', async () => {
     const { context, page, violations, collect } = await open('light', 390);
     await visit(page, collect, '/api/demo/marbles');
+    // The form is collapsed above the table.
+    await page.locator('#query > summary').click();
     await page.locator('#q-search').fill('a');
     await page.locator('#q-ordering').selectOption('-radius_mm');
     await page.locator('#q-only').fill('id,name,radius_mm');
@@ -309,6 +311,7 @@ describe('browsable API in a browser', () => {
       'name',
       'radius_mm',
     ]);
+    await page.locator('#query > summary').click();
     expect(await page.locator('#q-search').inputValue()).toBe('a');
     expect(await page.locator('#f-radius_mm__gte').inputValue()).toBe('5');
     expect(await page.locator('#q-ordering').inputValue()).toBe('-radius_mm');

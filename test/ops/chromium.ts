@@ -53,8 +53,8 @@ export function useBrowser(t: TestApp): BrowserSession {
   return session;
 }
 
-/** An app on an in-memory SQLite database with the demo data, writes taking `apiToken`. */
-export function demoApp(apiToken: string): AppOptions {
+/** An app on an in-memory SQLite database with the demo data, writes taking `apiToken` if any. */
+export function demoApp(apiToken?: string): AppOptions {
   return {
     database: { type: 'sqlite', path: ':memory:' },
     apiToken,

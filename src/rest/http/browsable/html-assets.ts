@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
-import { PageAssets } from './html-pages';
+import { PageAssets } from './html-context';
 
 /** Where the browsable API's static files are served from. */
 export const ASSETS_PREFIX = '/assets/';

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { ScalarType } from '../../core/fields';
-import { HtmlRequest, PageRequest, RecordAction } from './html-pages';
+import { HtmlRequest, PageRequest, RecordAction } from './html-context';
 import { ResourceDefinition, perResource } from '../../core/resource';
 import { ASSET_URLS } from './html-assets';
 import { LIVE_FEED, LiveFeed } from './html-live';

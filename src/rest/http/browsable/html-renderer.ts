@@ -14,15 +14,8 @@ import {
 } from '../../core/render';
 import { ignoredOf } from '../../core/list-query';
 import { encodeXml } from '../../core/xml';
-import {
-  Envelope,
-  PageContext,
-  PageData,
-  PageRequest,
-  errorPage,
-  resultPage,
-  statusLine,
-} from './html-pages';
+import { Envelope, PageContext, PageData, PageRequest, statusLine } from './html-context';
+import { errorPage, resultPage } from './html-pages';
 
 /** A request that can say what its page needs (how it was asked, the route's title, the assets). */
 export interface PageRenderRequest extends RenderRequest {

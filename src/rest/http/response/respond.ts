@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { ErrorBody, RequestUrl, ResponseHeaders } from '../../core/render';
-import { PageRequest } from '../browsable/html-pages';
+import { PageRequest } from '../browsable/html-context';
 import { pageRequest } from '../browsable/html-page';
 import { PageRenderRequest } from '../browsable/html-renderer';
 import { allowedMethods } from './methods';

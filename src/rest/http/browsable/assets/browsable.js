@@ -45,12 +45,18 @@
     showTokenState();
   }
 
-  // A message carried over a navigation after a successful write.
+  // A message carried over a navigation after a successful write. It sticks to the top of the
+  // window (the stylesheet), so it is in view wherever the reloaded page comes back scrolled to.
   var flash = document.getElementById('flash');
+  var flashBox = document.getElementById('flash-box');
   var carried = stored(FLASH_KEY);
   if (flash && carried) {
     flash.textContent = carried;
+    flashBox.hidden = false;
     store(FLASH_KEY, null);
+    document.getElementById('flash-close').addEventListener('click', function () {
+      flashBox.hidden = true;
+    });
   }
 
   /** The page of `path` asked for the way this page was (Accept, `.html` or `format=html`). */
@@ -171,6 +177,17 @@
           if (input) input.setAttribute('aria-invalid', 'true');
         } else rest.push(name + ': ' + problems);
       });
+    } else if (Array.isArray(errors)) {
+      // A bulk write's: one entry per item, null for an item without fault.
+      errors.forEach(function (item, index) {
+        if (item === null || item === undefined) return;
+        var where = 'item ' + (index + 1) + ': ';
+        if (typeof item !== 'object') return rest.push(where + String(item));
+        Object.keys(item).forEach(function (name) {
+          rest.push(where + name + ': ' + [].concat(item[name]).join(' '));
+        });
+      });
+      if (form.elements.body) form.elements.body.setAttribute('aria-invalid', 'true');
     } else if (errors) {
       rest.push(JSON.stringify(errors, null, 2));
     }
@@ -256,9 +273,21 @@
     result.classList.add('bad');
     var rest = showErrors(form, answer);
     result.textContent = res.status + ' ' + (message || res.statusText || text);
-    if (rest.length) result.textContent += '\n' + rest.join('\n');
+    if (rest.length) {
+      var list = document.createElement('ul');
+      rest.forEach(function (line) {
+        var item = document.createElement('li');
+        item.textContent = line;
+        list.appendChild(item);
+      });
+      result.appendChild(list);
+    }
     if (res.status === 401 && tokenInput) {
-      result.textContent += '\nEnter the API token at the top of the page, then submit again.';
+      result.appendChild(
+        document.createTextNode('\nEnter the API token at the top of the page, then submit again.'),
+      );
+      var tokenBox = document.getElementById('token-box');
+      if (tokenBox) tokenBox.open = true;
       tokenInput.focus();
     } else if (res.status === 412) {
       var reload = document.createElement('button');

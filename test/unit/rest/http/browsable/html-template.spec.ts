@@ -4,7 +4,8 @@
  */
 import { fc, it } from '@fast-check/jest';
 import { MARBLES } from '../../../../../src/marbles/marbles.resource';
-import { PageRequest, prettyXml } from '../../../../../src/rest/http/browsable/html-pages';
+import { PageRequest } from '../../../../../src/rest/http/browsable/html-context';
+import { prettyXml } from '../../../../../src/rest/http/browsable/html-layout';
 import { PageRenderRequest } from '../../../../../src/rest/http/browsable/html-renderer';
 import { renderError, renderResult } from '../../../../../src/rest/http/response/renderers';
 import {
