@@ -17,6 +17,7 @@
 import { join } from 'node:path';
 import { GaleraCluster, PASSWORD, startCluster, USER } from '../../../scripts/galera-cluster';
 import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
+import { call, json } from './http';
 
 /** Ports 24240-24251 (between the conflict and node-loss suites'; GALERA_WRITES_PORT_BASE moves them). */
 const PORT_BASE = Number(process.env.GALERA_WRITES_PORT_BASE ?? '24240');
@@ -27,30 +28,6 @@ const ROUNDS = 60;
 /** Rounds with a node that cannot apply writes for LAG_MS. */
 const LAGGED_ROUNDS = 3;
 const LAG_MS = 1000;
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown>;
-}
-
-async function call(url: string, init: RequestInit = {}): Promise<Answer> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(60_000) });
-  const text = await res.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body };
-}
-
-const json = (method: string, body: unknown, headers: Record<string, string> = {}) => ({
-  method,
-  headers: { 'Content-Type': 'application/json', ...headers },
-  body: JSON.stringify(body),
-});
 
 /** What this suite measured, printed at the end. */
 const figures: Record<string, unknown> = {};
