@@ -16,6 +16,9 @@
  *                                      replicas against the same service reading from the
  *                                      primary only (port 3105), in alternating rounds
  *   node bench/run.js --reuse           skip seeding when the database already holds N marbles
+ *   node bench/run.js --cluster         the service on a three-node Galera cluster against the
+ *                                       same on one node, and the cost of causal reads: a run of
+ *                                       its own, with databases it starts (bench/cluster.js)
  *
  * For each size:
  *  1. Drops and creates the benchmark database, seeds it
@@ -414,6 +417,7 @@ const USAGE = `usage: node bench/run.js [--small] [--large] [--marbles N] [--reu
   --writes      the small size's writes only
   --replica-vs-primary  (with BENCH_REPLICA_URLS) the service reading from the replicas against
                 the service reading from the primary, instead of the hand-written references
+  --cluster     alone: three Galera nodes against one, and causal reads (bench/cluster.js)
 Environment variables: see the header of bench/run.js.`;
 
 function loadSettings() {
@@ -1250,6 +1254,7 @@ function printMemory(running) {
 }
 
 async function main() {
+  if (process.argv.slice(2).join(' ') === '--cluster') return require('./cluster').main();
   const settings = loadSettings();
   const wrk = lib.checkWrk();
   if (!fs.existsSync(path.join(ROOT, 'dist/main.js'))) {

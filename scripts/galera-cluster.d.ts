@@ -11,6 +11,8 @@ export interface GaleraNode {
   start(options?: { bootstrap?: boolean; timeoutMs?: number }): Promise<void>;
   waitSynced(timeoutMs?: number): Promise<void>;
   state(): Promise<{ local: string | undefined; cluster: string | undefined; size: number }>;
+  /** A connection of its own as root, through the node's socket (the caller ends it). */
+  connect(): Promise<import('mysql2/promise').Connection>;
   query<T = Record<string, unknown>>(sql: string, parameters?: unknown[]): Promise<T[]>;
   freeze(): void;
   thaw(): void;
@@ -36,7 +38,14 @@ export interface GaleraCluster {
 
 export function startCluster(
   root: string,
-  options?: { basePort?: number; database?: string; size?: number; rootOverTcp?: boolean },
+  options?: {
+    basePort?: number;
+    database?: string;
+    size?: number;
+    rootOverTcp?: boolean;
+    /** More mariadbd options of every node, `name=value` without the leading dashes. */
+    serverOptions?: string[];
+  },
 ): Promise<GaleraCluster>;
 /** What this machine lacks to run a cluster, by name (empty: nothing). */
 export function missing(): string[];

@@ -5,8 +5,11 @@
  * all under one folder. Used by the cluster suite (test/ops/galera/) and, from the command line:
  *
  *   node scripts/galera-cluster.js start [--dir DIR] [--port-base N] [--database NAME] [--root-tcp]
+ *        [--server-option NAME=VALUE …]
  *        starts the nodes in the background, prints DATABASE_URL, keeps their state in DIR;
- *        --root-tcp adds root@127.0.0.1 without a password (the e2e suites' TEST_MYSQL_URL)
+ *        --root-tcp adds root@127.0.0.1 without a password (the e2e suites' TEST_MYSQL_URL);
+ *        each --server-option is one more mariadbd option of every node (without its leading
+ *        dashes: `--server-option wsrep-max-ws-rows=40`)
  *   node scripts/galera-cluster.js stop [--dir DIR]
  *        stops them (by the PIDs kept in DIR) and removes DIR
  *
@@ -83,6 +86,8 @@ class GaleraNode {
     this.socket = path.join(this.dir, 'mariadbd.sock');
     /** Set by the cluster: every node's group address. */
     this.peers = [];
+    /** Set by the cluster: more mariadbd options (`name=value`, no leading dashes). */
+    this.serverOptions = [];
     this.pid = undefined;
     this.child = undefined;
     this.exited = Promise.resolve();
@@ -139,6 +144,7 @@ class GaleraNode {
       '--wsrep-sst-method=rsync',
       `--wsrep-sst-receive-address=127.0.0.1:${sst}`,
     ];
+    for (const option of this.serverOptions) args.push(`--${option}`);
     if (asMysql()) args.push('--user=mysql');
     if (bootstrap) args.push('--wsrep-new-cluster');
     return args;
@@ -443,7 +449,7 @@ function install(datadir, tmpdir) {
  */
 async function startCluster(
   root,
-  { basePort, database = 'records', size = SIZE, rootOverTcp = false } = {},
+  { basePort, database = 'records', size = SIZE, rootOverTcp = false, serverOptions = [] } = {},
 ) {
   const lacking = missing();
   if (lacking.length) {
@@ -460,6 +466,7 @@ async function startCluster(
   // Temporary tables in a folder of each node's own, not the machine's /tmp.
   for (const node of nodes) {
     node.peers = peers;
+    node.serverOptions = serverOptions;
     fs.mkdirSync(path.join(node.dir, 'tmp'), { recursive: true });
   }
   if (asMysql()) chownToMysql(nodes[0].dir);
@@ -501,6 +508,7 @@ if (require.main === module) {
       'port-base': { type: 'string' },
       database: { type: 'string', default: 'records' },
       'root-tcp': { type: 'boolean', default: false },
+      'server-option': { type: 'string', multiple: true, default: [] },
     },
   });
   const root = path.resolve(values.dir);
@@ -518,6 +526,7 @@ if (require.main === module) {
       basePort,
       database: values.database,
       rootOverTcp: values['root-tcp'],
+      serverOptions: values['server-option'],
     }).then(
       (cluster) => {
         cluster.save();
@@ -546,7 +555,7 @@ if (require.main === module) {
     );
   } else {
     fail(
-      'usage: node scripts/galera-cluster.js start|stop [--dir DIR] [--port-base N] [--database NAME] [--root-tcp]',
+      'usage: node scripts/galera-cluster.js start|stop [--dir DIR] [--port-base N] [--database NAME] [--root-tcp] [--server-option NAME=VALUE …]',
     );
   }
 }

@@ -16,7 +16,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { onPrimary } from '../rest/sql/replicas';
-import { SqlDatabase, Tx } from '../rest/sql/sql-database';
+import { batchWithin, SqlDatabase, Tx } from '../rest/sql/sql-database';
 import { SEQUENCER } from './event-store';
 
 export interface SequencerOptions {
@@ -113,17 +113,29 @@ export class Sequencer {
   private async round(poll: boolean): Promise<void> {
     if (poll && (await this.lease())) {
       this.nudged = false;
-      while ((await this.sequence()) === SEQUENCE_BATCH && !this.stopped);
+      while ((await this.sequence()) === this.sequenceBatch() && !this.stopped);
       if (Date.now() - this.lastPurge >= this.options.purgeEveryMs) {
         this.lastPurge = Date.now();
-        while ((await this.purge()) === PURGE_BATCH && !this.stopped);
+        while ((await this.purge()) === this.purgeBatch() && !this.stopped);
       }
     }
     while (this.nudged && !this.stopped) {
       this.nudged = false;
       // Events are known to wait: no look first.
-      while ((await this.sequence(false)) === SEQUENCE_BATCH && !this.stopped);
+      while ((await this.sequence(false)) === this.sequenceBatch() && !this.stopped);
     }
+  }
+
+  /**
+   * Events positioned, or purged, in one transaction: SEQUENCE_BATCH and PURGE_BATCH, fewer where
+   * a Galera cluster's write-sets hold fewer rows (the sequencer's own row is one more).
+   */
+  private sequenceBatch(): number {
+    return batchWithin(this.db, SEQUENCE_BATCH, 1);
+  }
+
+  private purgeBatch(): number {
+    return batchWithin(this.db, PURGE_BATCH, 1);
   }
 
   /**
@@ -176,7 +188,7 @@ export class Sequencer {
     const head = Number(row.head);
     const { rows } = await tx.run(
       `SELECT ${this.q('id')} AS id FROM ${this.q('record_events')} WHERE ${this.q('position')} IS NULL` +
-        ` ORDER BY ${this.q('id')} LIMIT ${SEQUENCE_BATCH}`,
+        ` ORDER BY ${this.q('id')} LIMIT ${this.sequenceBatch()}`,
     );
     if (rows.length === 0) return { count: 0, head };
     const ids = rows.map((r) => Number(r.id));
@@ -215,7 +227,7 @@ export class Sequencer {
       );
       const { rows } = await tx.run(
         `SELECT ${this.q('position')} AS position, ${this.q('at')} AS at FROM ${this.q('record_events')}` +
-          ` WHERE ${this.q('position')} > ? ORDER BY ${this.q('position')} LIMIT ${PURGE_BATCH}`,
+          ` WHERE ${this.q('position')} > ? ORDER BY ${this.q('position')} LIMIT ${this.purgeBatch()}`,
         [Number(row.purged)],
       );
       let through = 0;

@@ -13,7 +13,9 @@ export type Problem =
   /** The record the request names does not exist. */
   | 'not-found'
   /** The record has changed since the version the request's If-Match names; nothing was written. */
-  | 'precondition-failed';
+  | 'precondition-failed'
+  /** The write is larger than the database accepts in one transaction; nothing was written. */
+  | 'too-large';
 
 export class RecordError extends Error {
   constructor(

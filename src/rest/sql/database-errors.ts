@@ -189,6 +189,20 @@ export function isWriteConflict(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether a Galera cluster refused a transaction as larger than its write-sets may be: more rows
+ * than `wsrep_max_ws_rows` (1180 "wsrep_max_ws_rows exceeded", at the statement that passed it)
+ * or more bytes than `wsrep_max_ws_size` (1105 "Maximum writeset size exceeded", at COMMIT). The
+ * transaction was rolled back whole: nothing was written, and running it again would fail again.
+ */
+export function isWriteSetTooLarge(error: unknown): boolean {
+  for (const { errno, message } of causes(error)) {
+    if (errno === 1180 && /wsrep_max_ws_rows/.test(String(message))) return true;
+    if (errno === 1105 && /writeset size/i.test(String(message))) return true;
+  }
+  return false;
+}
+
 /** Whether a statement was stopped before its end: killed (KILL QUERY) or over its time limit. */
 export function isInterrupted(error: unknown): boolean {
   for (const { errno } of causes(error)) if (INTERRUPTED.has(errno as number)) return true;

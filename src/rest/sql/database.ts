@@ -19,10 +19,12 @@ import {
   SqlObserver,
   StatementKind,
   Tx,
+  WriteSetLimits,
 } from './sql-database';
 import {
   MysqlPool,
   queryWithin,
+  readsAfterOwnWrite,
   readsPinned,
   Replica,
   ReplicaOptions,
@@ -69,6 +71,17 @@ export interface DatabaseOptions {
  * the server's limit, which frees the connection cleanly, fires first where the server runs.
  */
 const DEADLINE_MARGIN_MS = 1000;
+
+/**
+ * `sql` (a read, perhaps with its time limit as MariaDB's `SET STATEMENT … FOR`) as a causal read
+ * of a Galera node: it waits until the node has applied every write-set the cluster certified
+ * before it (`wsrep_sync_wait=1`, for this statement only), then reads.
+ */
+function causalRead(sql: string): string {
+  const prefix = 'SET STATEMENT ';
+  if (sql.startsWith(prefix)) return `${prefix}wsrep_sync_wait=1, ${sql.slice(prefix.length)}`;
+  return `${prefix}wsrep_sync_wait=1 FOR ${sql}`;
+}
 
 /** Prepared statements kept on SQLite's read connection (filters make many shapes of SQL). */
 const STATEMENTS_KEPT = 500;
@@ -210,6 +223,11 @@ export class TypeOrmDatabase extends SqlDatabase {
     return this.galera?.status();
   }
 
+  /** The Galera cluster's write-set limits (none without one). */
+  writeSetLimits(): WriteSetLimits | undefined {
+    return this.galera?.limits;
+  }
+
   /** Each replica's state (none without replicas). */
   replicaStatuses(): ReplicaStatus[] {
     return this.replicas?.statuses() ?? [];
@@ -328,16 +346,21 @@ export class TypeOrmDatabase extends SqlDatabase {
 
   /**
    * A read on a Galera cluster: on the next healthy node, unless the request's reads are pinned
-   * to the writer (it writes, or its client wrote moments ago) or none is healthy. A node that
-   * fails as if it were gone is marked down (by its watched pool) and the read is run again on
-   * the writer, as a replica's would be on the primary.
+   * to the writer (it writes: the writer has its own commits) or none is healthy. The reads of a
+   * client that wrote moments ago (the cookie) are causal: on the next healthy node too, which
+   * first applies every write the cluster certified before the read (`wsrep_sync_wait`), so they
+   * see that write whichever node or instance took it. A node that fails as if it were gone is
+   * marked down (by its watched pool) and the read is run again on the writer, as a replica's
+   * would be on the primary.
    */
   private async readClustered(cluster: GaleraCluster, sql: string, parameters: unknown[]) {
-    const node = readsPinned() ? undefined : cluster.pick();
+    const causal = readsAfterOwnWrite();
+    const node = readsPinned() && !causal ? undefined : cluster.pick();
+    const statement = causal ? causalRead(this.limitTime(sql)) : this.limitTime(sql);
     if (node) {
       try {
         return await this.observed(sql, 'read', node.name, () =>
-          queryWithin(node.calls, this.limitTime(sql), parameters, this.deadlineMs),
+          queryWithin(node.calls, statement, parameters, this.deadlineMs),
         );
       } catch (error) {
         if (!isDatabaseUnavailable(error) || isStatementTimeout(error)) throw error;
@@ -346,7 +369,7 @@ export class TypeOrmDatabase extends SqlDatabase {
     }
     const writer = cluster.writer();
     return this.observed(sql, 'read', writer.name, () =>
-      queryWithin(writer.calls, this.limitTime(sql), parameters, this.deadlineMs),
+      queryWithin(writer.calls, statement, parameters, this.deadlineMs),
     );
   }
 

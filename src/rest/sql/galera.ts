@@ -6,7 +6,8 @@ import {
   mayHaveCommitted,
 } from './database-errors';
 import { hidePassword, MysqlPool, queryWithin } from './replicas';
-import { ClusterNodeStatus, ClusterStatus, Row } from './sql-database';
+import { ClusterNodeStatus, ClusterStatus, Row, WriteSetLimits } from './sql-database';
+import { CheckedRotation } from './rotation';
 import { RetryPolicy } from './transactions';
 
 export type { ClusterNodeStatus, ClusterStatus };
@@ -62,10 +63,21 @@ export class GaleraNode {
     return this.status.state === 'synced';
   }
 
-  /** Whether the node runs Galera (`wsrep_on`); throws when it cannot be asked. */
-  async isGalera(timeoutMs: number): Promise<boolean> {
-    const [row] = await queryWithin(this.pool, 'SELECT @@wsrep_on AS wsrep', [], timeoutMs);
-    return Number(row?.wsrep) === 1;
+  /**
+   * Whether the node runs Galera (`wsrep_on`), and its write-set limits (0: none); throws when
+   * it cannot be asked.
+   */
+  async settings(timeoutMs: number): Promise<{ galera: boolean; limits: WriteSetLimits }> {
+    const [row] = await queryWithin(
+      this.pool,
+      'SELECT @@wsrep_on AS wsrep, @@wsrep_max_ws_rows AS ws_rows, @@wsrep_max_ws_size AS ws_size',
+      [],
+      timeoutMs,
+    );
+    return {
+      galera: Number(row?.wsrep) === 1,
+      limits: { rows: Number(row?.ws_rows ?? 0), bytes: Number(row?.ws_size ?? 0) },
+    };
   }
 
   /** Reads its wsrep state; a node that does not answer within `timeoutMs` is down. */
@@ -112,22 +124,23 @@ export class GaleraNode {
  * back once the first is healthy again. Reads go round robin over the healthy nodes. As with
  * replicas, this is the process's own observation: nothing is shared between instances.
  */
-export class GaleraCluster {
+export class GaleraCluster extends CheckedRotation<GaleraNode> {
   /** The node holding the writer's role; none while no node is healthy. */
   private current?: GaleraNode;
   /** Where writes go while none is healthy: the last writer (they fail there, as they should). */
   private last: GaleraNode;
-  /** The healthy nodes, in the order of the list. */
-  private rotation: GaleraNode[] = [];
-  private turn = 0;
-  private timer?: NodeJS.Timeout;
-  private stopped = false;
+  /**
+   * The write-set limits of the nodes that answered at the start, the smallest of each (0: none):
+   * a transaction must fit on every node that may become the writer.
+   */
+  limits: WriteSetLimits = { rows: 0, bytes: 0 };
 
   constructor(
     readonly nodes: GaleraNode[],
     private readonly options: ClusterOptions,
     private readonly onFailover: FailoverListener = () => undefined,
   ) {
+    super(options.checkEveryMs);
     this.last = nodes[0];
     for (const node of nodes) {
       node.calls = watched(node.pool, (error) => {
@@ -163,15 +176,21 @@ export class GaleraCluster {
   }
 
   /**
-   * Checks that the nodes run Galera (those that answer), checks every node once, then keeps
-   * checking in the background.
+   * Checks that the nodes run Galera (those that answer) and reads their write-set limits, checks
+   * every node once, then keeps checking in the background.
    */
   async start(): Promise<void> {
     const answers = await Promise.allSettled(
-      this.nodes.map((node) => node.isGalera(this.options.checkTimeoutMs)),
+      this.nodes.map((node) => node.settings(this.options.checkTimeoutMs)),
     );
+    const found = answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
+    const least = (values: number[]) => Math.min(...values.filter((v) => v > 0), Infinity);
+    for (const key of ['rows', 'bytes'] as const) {
+      const value = least(found.map((f) => f.limits[key]));
+      this.limits[key] = Number.isFinite(value) ? value : 0;
+    }
     const notGalera = this.nodes.filter(
-      (_, i) => answers[i].status === 'fulfilled' && !answers[i].value,
+      (_, i) => answers[i].status === 'fulfilled' && !answers[i].value.galera,
     );
     if (notGalera.length > 0) {
       const names = notGalera.map((n) => n.status.url).join(', ');
@@ -181,26 +200,12 @@ export class GaleraCluster {
           '(wsrep_on is OFF): several nodes are for a Galera cluster only',
       );
     }
-    await this.checkAll();
-    this.schedule();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    await this.startChecking();
   }
 
   /** The node writes go through: the first healthy one (the last writer while none is). */
   writer(): GaleraNode {
     return this.current ?? this.last;
-  }
-
-  /** The next healthy node for a read, or none (read from the writer). */
-  pick(): GaleraNode | undefined {
-    const rotation = this.rotation;
-    if (rotation.length === 0) return undefined;
-    if (this.turn >= rotation.length) this.turn = 0;
-    return rotation[this.turn++];
   }
 
   /** A call on `node` failed because the node is gone (refused, lost, past the deadline, 1047). */
@@ -216,15 +221,7 @@ export class GaleraCluster {
     };
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.checkAll().finally(() => this.schedule());
-    }, this.options.checkEveryMs);
-    this.timer.unref();
-  }
-
-  /** Checks every node once, and updates the writer and the rotation. */
+  /** Checks every node once, and updates the writer and the rotation (the healthy nodes, in list order). */
   async checkAll(): Promise<void> {
     await Promise.all(this.nodes.map((node) => node.check(this.options.checkTimeoutMs)));
     this.update();

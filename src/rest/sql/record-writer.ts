@@ -156,6 +156,7 @@ export class RecordWriter {
   async bulkCreate(body: unknown): Promise<Message<ApiRecord>> {
     const items = this.bulkItems(body, 'Bulk create requires an array of objects as input.');
     const work = await this.readMany(items, 'create');
+    this.fitWriteSet('create', work);
     return this.answered(async (tx) => {
       await this.checkInvalid(tx, work, true);
       const ids = await this.guarded(tx, work, () => this.insertAll(tx, work), true);
@@ -175,6 +176,7 @@ export class RecordWriter {
       );
     }
     const read = await this.readMany(items, 'update');
+    this.fitWriteSet('update', read);
     return this.answered(async (tx) => {
       const rows = await this.lock(tx, ids as number[]);
       this.requireAll(ids as number[], rows, 'nothing was changed');
@@ -199,6 +201,10 @@ export class RecordWriter {
     const ids = bulkArray(body, shape).map(recordId);
     if (ids.some((id) => id === undefined)) throw RecordError.invalid(shape);
     const unique = [...new Set(ids as number[])];
+    this.fitWriteSet(
+      'destroy',
+      unique.map(() => ({ values: {} })),
+    );
     const doomed = await this.records.findByIds(unique);
     await this.db.transaction(async (tx) => {
       this.requireAll(unique, doomed, 'nothing was deleted');
@@ -234,6 +240,33 @@ export class RecordWriter {
         tag: entityTag(id, Number(current.version) + 1),
       };
     });
+  }
+
+  /**
+   * A bulk write's rows against the database cluster's row limit (`wsrep_max_ws_rows`, where it
+   * has one), before anything is written: each item costs its record's row, its change-feed event
+   * (with the feed on), for each exclusive flag the row it may clear and that row's event, and a
+   * row per id a relation names; the request one more, its Idempotency-Key's. Over the limit: 413
+   * naming it, and how many items fit (the cluster's limit is then smaller than BULK_LIMIT). A
+   * relation's rows that an update deletes are not counted: should they pass the limit, the
+   * cluster refuses the transaction and the answer is the same 413 (failures.ts).
+   */
+  private fitWriteSet(action: 'create' | 'update' | 'destroy', items: Item[]): void {
+    const limit = this.db.writeSetLimits?.()?.rows ?? 0;
+    if (limit === 0) return;
+    const events = changeLogOf(this.db) ? 1 : 0;
+    const each = (1 + events) * (1 + this.exclusive.length);
+    const linked = (item: Item) =>
+      this.relations.reduce((sum, r) => sum + idsOf(item.values[r.writeAs!]).length, 0);
+    const rows = 1 + items.reduce((sum, item) => sum + each + linked(item), 0);
+    if (rows <= limit) return;
+    const fit = Math.max(0, Math.floor((limit - 1) / each));
+    throw new RecordError(
+      'too-large',
+      `Bulk ${action} of ${items.length} ${this.plural} writes ${rows} rows in one transaction, ` +
+        `more than this database cluster accepts (wsrep_max_ws_rows = ${limit}): send at most ` +
+        `${Math.min(fit, BULK_LIMIT)} at a time${this.relations.length ? ', fewer with related ids' : ''}. Nothing was saved.`,
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseDeadline } from './database-errors';
+import { CheckedRotation } from './rotation';
 import { ReplicaStatus, Row } from './sql-database';
 
 export type { ReplicaStatus };
@@ -25,17 +26,36 @@ export interface MysqlPool {
   getConnection(callback: (error: Error | null, connection: MysqlConnection) => void): void;
 }
 
-/** The reads of the code run inside `pinned.run(true, ...)` go to the primary. */
-const pinned = new AsyncLocalStorage<true>();
+/**
+ * Why the reads of the code run inside `pinned.run(…)` must see the latest writes: `write`, it
+ * writes itself (or must read what the primary holds); `after-write`, its client wrote moments
+ * ago (the read-your-writes cookie).
+ */
+type Pin = 'write' | 'after-write';
+const pinned = new AsyncLocalStorage<Pin>();
 
 /** Runs `work` (and everything it starts) with every read on the primary. */
 export function onPrimary<T>(work: () => T): T {
-  return pinned.run(true, work);
+  return pinned.run('write', work);
+}
+
+/**
+ * Runs `work` (a read of a client that wrote moments ago) so that its reads see that write: on
+ * the primary with replicas; on a Galera cluster, on any healthy node after it caught up
+ * (causal reads, database.ts).
+ */
+export function afterOwnWrite<T>(work: () => T): T {
+  return pinned.run('after-write', work);
 }
 
 /** Whether the current request's reads must go to the primary. */
 export function readsPinned(): boolean {
-  return pinned.getStore() === true;
+  return pinned.getStore() !== undefined;
+}
+
+/** Whether the current request's reads are those of a client that wrote moments ago. */
+export function readsAfterOwnWrite(): boolean {
+  return pinned.getStore() === 'after-write';
 }
 
 /** One replica: its pool and what the last check found. */
@@ -141,35 +161,18 @@ export interface ReplicaOptions {
  * rotation; with none in it, to the primary. The state is this process's own observation: every
  * instance checks for itself, and nothing here needs to be shared.
  */
-export class ReplicaSet {
-  private rotation: Replica[] = [];
-  private turn = 0;
-  private timer?: NodeJS.Timeout;
-  private stopped = false;
-
+export class ReplicaSet extends CheckedRotation<Replica> {
   constructor(
     readonly replicas: Replica[],
     private readonly options: ReplicaOptions,
     private readonly onChange: (replica: Replica, before: ReplicaStatus) => void = () => undefined,
-  ) {}
-
-  /** The next replica of the rotation, or none (read from the primary). */
-  pick(): Replica | undefined {
-    const rotation = this.rotation;
-    if (rotation.length === 0) return undefined;
-    if (this.turn >= rotation.length) this.turn = 0;
-    return rotation[this.turn++];
+  ) {
+    super(options.checkEveryMs);
   }
 
   /** Checks every replica once, then keeps checking in the background. */
-  async start(): Promise<void> {
-    await this.checkAll();
-    this.schedule();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
+  start(): Promise<void> {
+    return this.startChecking();
   }
 
   /** A read on `replica` failed because the server is gone. */
@@ -183,15 +186,7 @@ export class ReplicaSet {
     return this.replicas.map((r) => r.status);
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.checkAll().finally(() => this.schedule());
-    }, this.options.checkEveryMs);
-    this.timer.unref();
-  }
-
-  private async checkAll(): Promise<void> {
+  async checkAll(): Promise<void> {
     await Promise.all(
       this.replicas.map(async (replica) => {
         const before = replica.status;

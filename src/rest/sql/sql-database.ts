@@ -71,6 +71,16 @@ export interface ClusterStatus {
   nodes: ClusterNodeStatus[];
 }
 
+/**
+ * The most one transaction may write, as a Galera cluster limits its write-sets
+ * (`wsrep_max_ws_rows`, `wsrep_max_ws_size`): rows inserted, updated or deleted, and bytes; 0 for
+ * no limit.
+ */
+export interface WriteSetLimits {
+  rows: number;
+  bytes: number;
+}
+
 /** One transaction's view of the database. */
 export interface Tx {
   run(sql: string, parameters?: unknown[]): Promise<RunResult>;
@@ -106,12 +116,25 @@ export abstract class SqlDatabase {
   /** The Galera cluster's nodes and writer (rest/sql/galera.ts), where DATABASE_URL names one. */
   clusterStatus?(): ClusterStatus | undefined;
 
+  /** The cluster's limits on one transaction's writes, where it has any (a Galera cluster). */
+  writeSetLimits?(): WriteSetLimits | undefined;
+
   /**
    * `work` in one transaction that every `query` and `transaction` it makes (in its async
    * context) joins: its writes and whatever it stores alongside commit together or not at all.
    * Retried from the start like `transaction`.
    */
   abstract unitOfWork<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * How many rows a transaction of `db` may change in a batch of its own (the change feed's
+ * sequencer, purges), `own` at most: with a cluster's row limit, that limit less `others` rows
+ * the same transaction changes besides the batch.
+ */
+export function batchWithin(db: SqlDatabase, own: number, others = 0): number {
+  const rows = db.writeSetLimits?.()?.rows ?? 0;
+  return rows > 0 ? Math.max(1, Math.min(own, rows - others)) : own;
 }
 
 /** Which pool a statement ran on, and whether it was a plain read or part of a transaction. */

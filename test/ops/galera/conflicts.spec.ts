@@ -13,6 +13,7 @@
 import { join } from 'node:path';
 import { GaleraCluster, PASSWORD, startCluster, USER } from '../../../scripts/galera-cluster';
 import { scratchDir, ServerProcess, startServer } from '../process';
+import { Answer as HttpAnswer, call as callJson, json } from './http';
 
 const TOKEN = 'galera-conflicts-metrics-token';
 /** Ports 24220-24231 (beside the failover suite's 24200-24211; GALERA_CONFLICT_PORT_BASE moves them). */
@@ -21,29 +22,9 @@ const PORT_BASE = Number(process.env.GALERA_CONFLICT_PORT_BASE ?? '24220');
 const WRITERS = 4;
 const WRITES = 12;
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown> | Record<string, unknown>[];
-}
-
-async function call(url: string, init: RequestInit = {}): Promise<Answer> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(60_000) });
-  const text = await res.text();
-  let body: Answer['body'] = {};
-  try {
-    body = JSON.parse(text) as Answer['body'];
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body };
-}
-
-const json = (method: string, body: unknown, headers: Record<string, string> = {}) => ({
-  method,
-  headers: { 'Content-Type': 'application/json', ...headers },
-  body: JSON.stringify(body),
-});
+/** Its answers' bodies may be arrays (bulk writes answer objects with `records`, reads too). */
+type Answer = HttpAnswer<Record<string, unknown> | Record<string, unknown>[]>;
+const call = (url: string, init: RequestInit = {}) => callJson<Answer['body']>(url, init);
 
 /** What this suite measured, printed at the end. */
 const figures: Record<string, unknown> = {};

@@ -135,7 +135,11 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
     name: 'PreconditionFailed',
     description: 'The record changed since the version `If-Match` names; nothing was changed.',
   },
-  413: { name: 'PayloadTooLarge', description: 'A body over the size limit (1 MiB).' },
+  413: {
+    name: 'PayloadTooLarge',
+    description:
+      "A body over the size limit (1 MiB), or a write over a database cluster's write-set limits.",
+  },
   415: {
     name: 'UnsupportedMediaType',
     description: 'A body that is neither JSON nor XML, or not UTF-8.',

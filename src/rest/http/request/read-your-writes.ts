@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { onPrimary } from '../../sql/replicas';
+import { afterOwnWrite, onPrimary } from '../../sql/replicas';
 
 /** The cookie every write response sets: the time of the write, in milliseconds since 1970. */
 export const LAST_WRITE_COOKIE = 'records_last_write';
@@ -14,8 +14,9 @@ const PREFIX = `${LAST_WRITE_COOKIE}=`;
  * however far the replicas lag. Everything a write request reads (the record it answers with)
  * is read from the primary too. The cookie is the only state: any instance honours it. It is not
  * signed, since it grants nothing: a forged one only sends its client's reads to the primary, and
- * a time further ahead than the window is ignored. A window of 0 sets no cookie (a write request
-still reads from the primary).
+ * a time further ahead than the window is ignored. On a Galera cluster the same cookie makes the
+ * reads causal instead (any healthy node, after it applied every write certified before the read:
+ * docs/scaling.md). A window of 0 sets no cookie (a write request still reads from the primary).
  *
  * Installed after the body parsers: a request continues from here in this middleware's context
  * (AsyncLocalStorage), which a stream's events would not carry.
@@ -30,7 +31,7 @@ export function readYourWrites(windowSeconds: number) {
       const age = Date.now() - written;
       // A clock of another instance may be a little ahead: a time "in the future" within the
       // window still counts.
-      if (age < windowMs && age > -windowMs) onPrimary(next);
+      if (age < windowMs && age > -windowMs) afterOwnWrite(next);
       else next();
       return;
     }

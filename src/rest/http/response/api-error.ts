@@ -7,6 +7,7 @@ const STATUS: Record<Problem, number> = {
   'invalid-items': 422,
   'not-found': 404,
   'precondition-failed': 412,
+  'too-large': 413,
 };
 
 export function statusOf(error: RecordError): number {

@@ -5,6 +5,7 @@ import {
   isDatabaseUnavailable,
   isStatementTimeout,
   isWriteConflict,
+  isWriteSetTooLarge,
   mayHaveCommitted,
 } from '../../sql/database-errors';
 import { ApiError, statusOf } from './api-error';
@@ -25,7 +26,8 @@ export interface FailureLog {
  * The answer to an exception: the application's own errors carry their status; Nest's bare 404
  * is "no route here" (404, or 405 with `Allow` where the path serves other methods, and 204 with
  * `Allow` to an OPTIONS there); a statement over its time limit, a write that kept conflicting
- * with concurrent ones, or an unreachable database is a 503 with `Retry-After`; anything else is
+ * with concurrent ones, or an unreachable database is a 503 with `Retry-After`; a write over a
+ * Galera cluster's write-set limits is a 413; anything else is
  * logged and answered with a bare 500. No answer carries a stack trace, SQL or driver text.
  */
 export function failureOf(exception: unknown, req: FailedRequest, log: FailureLog): Failure {
@@ -57,6 +59,10 @@ export function failureOf(exception: unknown, req: FailedRequest, log: FailureLo
     log.warn(`write conflict, tries spent: ${(exception as Error).message}`);
     return { status: 503, body: { message: WRITE_CONFLICT }, headers: { 'Retry-After': '1' } };
   }
+  if (isWriteSetTooLarge(exception)) {
+    log.warn(`write-set over the cluster's limit: ${(exception as Error).message}`);
+    return { status: 413, body: { message: WRITE_SET_TOO_LARGE } };
+  }
   if (isDatabaseUnavailable(exception)) {
     log.warn(`database unavailable: ${(exception as Error).message}`);
     return {
@@ -86,6 +92,15 @@ const MAY_HAVE_COMMITTED =
 export const WRITE_CONFLICT =
   'A concurrent write to the same records conflicted with this one on every try; nothing was ' +
   'saved. Send it again.';
+
+/**
+ * A write the Galera cluster refused as larger than one transaction may be there (its rows
+ * passed `wsrep_max_ws_rows`, or its bytes `wsrep_max_ws_size`), where the service's own count
+ * before writing did not see it coming: rolled back whole, and the same request would fail again.
+ */
+export const WRITE_SET_TOO_LARGE =
+  'This write is larger than the database cluster accepts in one transaction (its write-set ' +
+  'limits, wsrep_max_ws_rows and wsrep_max_ws_size); nothing was saved. Send fewer items at a time.';
 
 /** The answer to a RecordError or an ApiError (the application's own errors), else undefined. */
 export function clientFailure(exception: unknown): Failure | undefined {

@@ -122,6 +122,40 @@ describe('failureOf', () => {
     );
   });
 
+  it("should answer a write-set over a Galera cluster's limits with 413, and warn", () => {
+    const logged = log();
+    const rows = Object.assign(new Error('wsrep_max_ws_rows exceeded'), {
+      code: 'ER_ERROR_DURING_COMMIT',
+      errno: 1180,
+    });
+    const bytes = Object.assign(new Error('Maximum writeset size exceeded'), {
+      code: 'ER_UNKNOWN_ERROR',
+      errno: 1105,
+    });
+    const wrapped = Object.assign(new Error('Query failed'), { driverError: rows });
+    for (const error of [rows, bytes, wrapped]) {
+      expect(failureOf(error, at('POST'), logged)).toEqual({
+        status: 413,
+        body: {
+          message:
+            'This write is larger than the database cluster accepts in one transaction (its ' +
+            'write-set limits, wsrep_max_ws_rows and wsrep_max_ws_size); nothing was saved. ' +
+            'Send fewer items at a time.',
+        },
+      });
+    }
+    expect(logged.lines[1]).toBe(
+      "warn: write-set over the cluster's limit: Maximum writeset size exceeded",
+    );
+    // Another 1180 or 1105 is not one of them.
+    const other = Object.assign(new Error('Got error 5 during COMMIT'), { errno: 1180 });
+    expect(failureOf(other, at('POST'), log()).status).toBe(500);
+    expect(failureOf(new RecordError('too-large', 'Too many.'), at('POST'), log())).toEqual({
+      status: 413,
+      body: { message: 'Too many.' },
+    });
+  });
+
   it('should answer a statement cancelled at its time limit with 503 and Retry-After', () => {
     const logged = log();
     const cancelled = Object.assign(new Error('Query execution was interrupted'), { errno: 1969 });
