@@ -38,3 +38,4 @@ export { parseXml } from '../src/rest/core/xml-input';
 export { IdempotencyPurge } from '../src/rest/http/safe-writes/idempotency-purge';
 export type { TransactionRunner } from '../src/rest/sql/transactions';
 export { writeContext } from '../src/events/request-context';
+export { EventsRuntime } from '../src/events/events.module';
