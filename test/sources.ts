@@ -24,8 +24,8 @@ export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
 export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
 export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
 export { MIGRATIONS, dataSourceOptions } from '../src/database/data-source-options';
-export { DemoData } from '../src/database/demo-data';
-export type { DemoInsert, DemoRows } from '../src/database/demo-data';
+export { DemoData, seededRandom } from '../src/database/demo-data';
+export type { DemoInsert, DemoRandom, DemoRows } from '../src/database/demo-data';
 export { APP_OPTIONS, configureApp } from '../src/setup';
 export { scalarFields } from '../src/rest/core/resource';
 export { SqlDatabase } from '../src/rest/sql/sql-database';
@@ -39,3 +39,4 @@ export { IdempotencyPurge } from '../src/rest/http/safe-writes/idempotency-purge
 export type { TransactionRunner } from '../src/rest/sql/transactions';
 export { writeContext } from '../src/events/request-context';
 export { EventsRuntime } from '../src/events/events.module';
+export type { FeedEvent } from '../src/events/event-store';
