@@ -12,8 +12,9 @@
  * - each record's events follow its versions one by one, `created` first and `deleted` last;
  * - the records rebuilt from the start's and the events equal what `show` answers, ETags too.
  *
- * The seed is printed; `FEED_SEED=<seed>` draws the same writes and the same drops again (which
- * write reaches the database first still depends on timing).
+ * The seed is printed; `FEED_SEED=<seed>` makes the same draws again (each writer's kinds of
+ * write, values and instances, the consumer's sessions and drops); which records a write finds
+ * still depends on what the other writers had done by then.
  */
 import { AddressInfo } from 'node:net';
 import { seededRandom } from '../../sources';
