@@ -110,8 +110,11 @@ const GENRES = [
   'Science Fiction',
 ];
 
-/** Mulberry32: a small seeded generator, so every run draws the same numbers. */
-function random(seed: number): DemoRandom {
+/**
+ * Mulberry32: a small seeded generator, so every run draws the same numbers (the demo data's,
+ * and the tests' that print a seed to replay a run).
+ */
+export function seededRandom(seed: number): DemoRandom {
   let a = seed;
   const next = () => {
     a = (a + 0x6d2b79f5) | 0;
@@ -188,7 +191,7 @@ export class DemoData {
 
   async load(options: DemoDataOptions = {}): Promise<void> {
     const context: DemoContext = {
-      random: random(20240501),
+      random: seededRandom(20240501),
       users: Array.from({ length: 100 }, (_, i) => ({
         id: i + 1,
         login: `${FIRST[i % 20]}.${LAST[Math.floor(i / 20)]}`,

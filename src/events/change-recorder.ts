@@ -40,8 +40,8 @@ export class ChangeRecorder implements ChangeLog {
     resource: ResourceDefinition,
     action: ChangeAction,
     ids: number[],
-  ): Promise<void> {
-    if (ids.length === 0) return;
+  ): Promise<ApiRecord[]> {
+    if (ids.length === 0) return [];
     const records =
       action === 'deleted'
         ? new Map<number, ApiRecord>()
@@ -73,6 +73,10 @@ export class ChangeRecorder implements ChangeLog {
       values,
     );
     tx.afterCommit(this.committed);
+    return ids.flatMap((id) => {
+      const record = records.get(id);
+      return record ? [record] : [];
+    });
   }
 
   private queryOf(resource: ResourceDefinition): RecordQuery {

@@ -5,18 +5,23 @@
  * off, a tool that only migrates), writes record nothing.
  */
 import { ResourceDefinition } from '../core/resource';
+import type { ApiRecord } from './record-query';
 import { SqlDatabase, Tx } from './sql-database';
 
 export type ChangeAction = 'created' | 'updated' | 'deleted';
 
 export interface ChangeLog {
-  /** `ids` of `resource` were changed by `action` in `tx`: adds their events to it. */
+  /**
+   * `ids` of `resource` were changed by `action` in `tx`: adds their events to it. Returns the
+   * records as it read them for the events (as `show` answers, with their ETags), in the order of
+   * `ids`, found ones only; none for `deleted`. The write answers with them: one read, not two.
+   */
   recorded(
     tx: Tx,
     resource: ResourceDefinition,
     action: ChangeAction,
     ids: number[],
-  ): Promise<void>;
+  ): Promise<ApiRecord[]>;
 }
 
 const logs = new WeakMap<SqlDatabase, ChangeLog>();

@@ -85,8 +85,7 @@ export class RecordWriter {
     return this.answered(async (tx) => {
       await this.checkInvalid(tx, [item]);
       const id = await this.guarded(tx, [item], () => this.insert(tx, item.values));
-      await this.changed(tx, 'created', [id]);
-      return (await this.records.findById(id))!;
+      return (await this.changedRecords(tx, 'created', [id]))[0];
     });
   }
 
@@ -100,8 +99,7 @@ export class RecordWriter {
         const work = [{ ...item, current: { id } }];
         await this.checkInvalid(tx, work);
         await this.guarded(tx, work, () => this.saveGuarded(tx, id, item.values, condition));
-        await this.changed(tx, 'updated', [id]);
-        return (await this.records.findById(id))!;
+        return (await this.changedRecords(tx, 'updated', [id]))[0];
       });
     }
     return this.answered(async (tx) => {
@@ -109,8 +107,7 @@ export class RecordWriter {
       const work = [{ ...item, current }];
       await this.checkInvalid(tx, work);
       await this.guarded(tx, work, () => this.save(tx, item.values, current));
-      await this.changed(tx, 'updated', [id]);
-      return (await this.records.findById(id))!;
+      return (await this.changedRecords(tx, 'updated', [id]))[0];
     });
   }
 
@@ -160,8 +157,7 @@ export class RecordWriter {
     return this.answered(async (tx) => {
       await this.checkInvalid(tx, work, true);
       const ids = await this.guarded(tx, work, () => this.insertAll(tx, work), true);
-      await this.changed(tx, 'created', ids);
-      return new Message('Bulk create successful.', await this.records.findByIds(ids));
+      return new Message('Bulk create successful.', await this.changedRecords(tx, 'created', ids));
     });
   }
 
@@ -191,8 +187,10 @@ export class RecordWriter {
         },
         true,
       );
-      await this.changed(tx, 'updated', ids as number[]);
-      return new Message('Bulk update successful.', await this.records.findByIds(ids as number[]));
+      return new Message(
+        'Bulk update successful.',
+        await this.changedRecords(tx, 'updated', ids as number[]),
+      );
     });
   }
 
@@ -281,19 +279,36 @@ export class RecordWriter {
   /**
    * Tells the change feed of the records this write changed, in its transaction (changes.ts):
    * first those whose exclusive flag it cleared (`updated`, unless the write names them itself),
-   * then its own.
+   * then its own. Returns its own records as the feed read them for their events (in the order of
+   * `ids`; none for `deleted`), or undefined with the feed off.
    */
-  private async changed(tx: Tx, action: ChangeAction, ids: number[]): Promise<void> {
+  private async changed(
+    tx: Tx,
+    action: ChangeAction,
+    ids: number[],
+  ): Promise<ApiRecord[] | undefined> {
     const log = changeLogOf(this.db);
     const cleared = this.cleared.get(tx);
     this.cleared.delete(tx);
-    if (!log) return;
+    if (!log) return undefined;
     if (cleared) {
       const own = new Set(ids);
       const others = [...cleared].filter((id) => !own.has(id));
       await log.recorded(tx, this.resource, 'updated', others);
     }
-    await log.recorded(tx, this.resource, action, ids);
+    return log.recorded(tx, this.resource, action, ids);
+  }
+
+  /**
+   * `changed`, and the records the answer gives, read once for both: those the feed read for the
+   * events, or, with the feed off, read here (in the transaction: only within `answered`).
+   */
+  private async changedRecords(
+    tx: Tx,
+    action: 'created' | 'updated',
+    ids: number[],
+  ): Promise<ApiRecord[]> {
+    return (await this.changed(tx, action, ids)) ?? this.records.findByIds(ids);
   }
 
   private async readOne(body: unknown, mode: InputMode): Promise<Item> {

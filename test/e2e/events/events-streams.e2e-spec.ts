@@ -11,7 +11,7 @@ import request from 'supertest';
 import { useApp } from '../harness';
 import { USERS, marbleRow } from '../fixtures';
 import { expectJson } from '../http';
-import { openStream } from './sse';
+import { feedHead, listening, openStream } from './sse';
 
 type Event = Record<string, unknown>;
 
@@ -26,15 +26,10 @@ describe('change feed: streams and pages', () => {
   let server: Server;
 
   beforeAll(async () => {
-    server = t.app.getHttpServer() as Server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    server = await listening(t);
   });
 
-  /** The feed's head now: the cursor to read what comes next from. */
-  async function head(): Promise<number> {
-    await t.app.get(EventsRuntime).sequencer.tick();
-    return (await t.app.get(EventsRuntime).store.bounds()).head;
-  }
+  const head = () => feedHead(t);
 
   /** The events after `after` as a JSON page, once there are `count`. */
   async function pageAfter(after: number, count: number): Promise<Event[]> {

@@ -7,10 +7,16 @@ import type { Server } from 'node:http';
 import { EventsRuntime } from '../../../src/events/events.module';
 import { useApp } from '../harness';
 import { USERS, marbleRow } from '../fixtures';
-import { expectJson, expectXml } from '../http';
-import { openStream } from './sse';
+import { ISO_MS, expectJson, expectXml } from '../http';
+import { feedHead, listening, openStream } from './sse';
 
 type Event = Record<string, unknown>;
+
+/** What `show` answered: the record and its ETag. */
+interface Shown {
+  record: unknown;
+  etag: string;
+}
 
 const AMBER = marbleRow(7, 'Amber', { price: '9.23', is_discounted: false });
 
@@ -19,14 +25,12 @@ describe('change feed', () => {
   let server: Server;
 
   beforeAll(async () => {
-    server = t.app.getHttpServer() as Server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    server = await listening(t);
   });
 
-  /** The feed's head now: the cursor to read what comes next from. */
+  /** The feed's head now, as a cursor. */
   async function head(): Promise<string> {
-    await t.app.get(EventsRuntime).sequencer.tick();
-    return String((await t.app.get(EventsRuntime).store.bounds()).head);
+    return String(await feedHead(t));
   }
 
   /** The events after `after`, once there are `count` (the sequencer runs in the background). */
@@ -43,9 +47,32 @@ describe('change feed', () => {
   }
 
   /** What `show` answers now, and its ETag. */
-  async function shown(path: string) {
+  async function shown(path: string): Promise<Shown> {
     const res = await t.http().get(path);
     return { record: res.body as unknown, etag: res.headers.etag as string };
+  }
+
+  /**
+   * The event `n` positions after `from` of `collection`: record `id` changed by `action`, as
+   * `shownAs` after it, by the request `requestId`.
+   */
+  function event(
+    from: string,
+    n: number,
+    [collection, action, id]: [string, string, number],
+    shownAs: Shown | undefined,
+    requestId: unknown,
+  ): Event {
+    return {
+      id: String(Number(from) + n),
+      collection,
+      action,
+      record_id: id,
+      ...(shownAs ? { record: shownAs.record, etag: shownAs.etag } : {}),
+      at: expect.stringMatching(ISO_MS) as unknown,
+      request_id: requestId,
+      actor: null,
+    };
   }
 
   it('should record one event per change, with the record as show answers it and its ETag', async () => {
@@ -70,50 +97,11 @@ describe('change feed', () => {
     expect((await t.http().delete(`/api/demo/marbles/${id}`)).status).toBe(204);
 
     const events = await eventsAfter(from, 4);
-    const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(events).toEqual([
-      {
-        id: String(Number(from) + 1),
-        collection: 'marbles',
-        action: 'created',
-        record_id: id,
-        record: afterCreate.record,
-        etag: afterCreate.etag,
-        at,
-        request_id: created.headers['x-request-id'],
-        actor: null,
-      },
-      {
-        id: String(Number(from) + 2),
-        collection: 'marbles',
-        action: 'updated',
-        record_id: id,
-        record: afterPatch.record,
-        etag: afterPatch.etag,
-        at,
-        request_id: 'patch-opal',
-        actor: null,
-      },
-      {
-        id: String(Number(from) + 3),
-        collection: 'marbles',
-        action: 'updated',
-        record_id: 7,
-        record: amber.record,
-        etag: amber.etag,
-        at,
-        request_id: adjusted.headers['x-request-id'],
-        actor: null,
-      },
-      {
-        id: String(Number(from) + 4),
-        collection: 'marbles',
-        action: 'deleted',
-        record_id: id,
-        at,
-        request_id: expect.any(String),
-        actor: null,
-      },
+      event(from, 1, ['marbles', 'created', id], afterCreate, created.headers['x-request-id']),
+      event(from, 2, ['marbles', 'updated', id], afterPatch, 'patch-opal'),
+      event(from, 3, ['marbles', 'updated', 7], amber, adjusted.headers['x-request-id']),
+      event(from, 4, ['marbles', 'deleted', id], undefined, expect.any(String)),
     ]);
   });
 
@@ -184,29 +172,11 @@ describe('change feed', () => {
     ];
 
     const events = await eventsAfter(from, 4, '/api/demo/emails/events');
-    const at = expect.any(String);
-    const event = (
-      n: number,
-      action: string,
-      id: number,
-      shownAs: typeof cleared,
-      rid: string,
-    ) => ({
-      id: String(Number(from) + n),
-      collection: 'emails',
-      action,
-      record_id: id,
-      record: shownAs.record,
-      etag: shownAs.etag,
-      at,
-      request_id: rid,
-      actor: null,
-    });
     expect(events).toEqual([
-      event(1, 'updated', p1, cleared, 'second-primary'),
-      event(2, 'created', p2, created, 'second-primary'),
-      event(3, 'updated', p2, p2Cleared, 'first-again'),
-      event(4, 'updated', p1, p1Again, 'first-again'),
+      event(from, 1, ['emails', 'updated', p1], cleared, 'second-primary'),
+      event(from, 2, ['emails', 'created', p2], created, 'second-primary'),
+      event(from, 3, ['emails', 'updated', p2], p2Cleared, 'first-again'),
+      event(from, 4, ['emails', 'updated', p1], p1Again, 'first-again'),
     ]);
   });
 

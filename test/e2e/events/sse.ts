@@ -1,6 +1,28 @@
-/** A Server-Sent Events client for the feed's tests: the events and comments of one stream. */
+/**
+ * The feed's tests' helpers: a Server-Sent Events client (the events and comments of one
+ * stream), an app listening on a port of its own, and the feed's head once it has settled.
+ */
 import { request as httpRequest, IncomingMessage, Server, ClientRequest } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { EventsRuntime } from '../../sources';
+import type { TestApp } from '../harness';
+
+/** The app's server, listening on a free port of 127.0.0.1 (streams need a real socket). */
+export async function listening(t: TestApp): Promise<Server> {
+  const server = t.app.getHttpServer() as Server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+/**
+ * The feed's head once every committed event has its position: the cursor to read what comes
+ * next from. Batches run here until none is left waiting (another instance's included).
+ */
+export async function feedHead(t: TestApp): Promise<number> {
+  const { sequencer, store } = t.app.get(EventsRuntime);
+  while ((await store.unpositioned()) !== undefined) await sequencer.sequence();
+  return (await store.bounds()).head;
+}
 
 export interface SseEvent {
   id: string;
@@ -76,16 +98,26 @@ export class SseStream {
   }
 
   /** Resolves once `check` holds (checked on each chunk), or fails after `ms`. */
-  until(check: (s: SseStream) => boolean, ms = 20_000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`stream: condition not met; ${this.events.length} events`)),
-        ms,
-      );
+  async until(check: (s: SseStream) => boolean, ms = 20_000): Promise<void> {
+    if (!(await this.within(check, ms))) {
+      throw new Error(`stream: condition not met; ${this.events.length} events`);
+    }
+  }
+
+  /** Whether `check` comes to hold (checked on each chunk) within `ms`: false once they pass. */
+  within(check: (s: SseStream) => boolean, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        resolve(false);
+      }, ms);
       const look = () => {
+        if (settled) return;
         if (check(this)) {
+          settled = true;
           clearTimeout(timer);
-          resolve();
+          resolve(true);
         } else this.waiters.push(look);
       };
       look();
