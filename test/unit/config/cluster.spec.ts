@@ -1,4 +1,5 @@
-import { describeDatabase, loadConfig } from '../../../src/config/configuration';
+import { loadConfig } from '../../../src/config/configuration';
+import { describeDatabase } from '../../../src/config/database-url';
 import { expectRefused } from './refused';
 
 const CLUSTER = 'mysql://app:secret@h1:3306,h2:3307,h3/records?connectTimeout=2000';
