@@ -52,10 +52,13 @@ export const json = (
   body: JSON.stringify(body),
 });
 
-/** The request that carries `token` as a bearer (the metrics token, for /health/ready's details). */
-export const bearer = (token: string): RequestInit => ({
-  headers: { Authorization: `Bearer ${token}` },
+/** The header that carries `token` as a bearer. */
+export const auth = (token: string): Record<string, string> => ({
+  Authorization: `Bearer ${token}`,
 });
+
+/** The request that carries `token` as a bearer (the metrics token, for /health/ready's details). */
+export const bearer = (token: string): RequestInit => ({ headers: auth(token) });
 
 /** A node of a Galera cluster as /health/ready shows it to the metrics token's bearer. */
 export interface NodeView {

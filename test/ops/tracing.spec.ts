@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { auth, call, json } from './answers';
 import { scratchDir, ServerProcess, sqliteUrl, startServer, waitFor } from './process';
 
 /** A span as the OTLP JSON encoding has it (the fields used here). */
@@ -159,15 +160,14 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   });
 
   it('should start a trace of its own without traceparent, and trace the statements of a write', async () => {
-    const res = await fetch(server.url('/api/demo/marbles'), {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Authorization: `Bearer ${WRITER_TOKEN}`,
-        'X-Request-Id': 'traced-write',
-      },
-      body: JSON.stringify({ name: 'Traced Opal' }),
-    });
+    const res = await call(
+      server.url('/api/demo/marbles'),
+      json(
+        'POST',
+        { name: 'Traced Opal' },
+        { ...auth(WRITER_TOKEN), 'X-Request-Id': 'traced-write' },
+      ),
+    );
     expect(res.status).toBe(201);
     const [, trace, spanId] = /^00-(\w{32})-(\w{16})-01$/.exec(res.headers.get('traceparent')!)!;
     expect(trace).not.toBe(TRACE);
