@@ -241,32 +241,23 @@ describe('parseListQuery', () => {
   });
 
   describe('ordering', () => {
-    it('should parse descending and ascending fields in order', () => {
-      expect(parse({ ordering: '-price,name' }).ordering).toStrictEqual([
-        { path: 'price', descending: true },
-        { path: 'name', descending: false },
-      ]);
-    });
+    /** `-price` as `{ path: 'price', descending: true }`. */
+    const term = (name: string) =>
+      name.startsWith('-')
+        ? { path: name.slice(1), descending: true }
+        : { path: name, descending: false };
 
-    it('should ignore unknown names', () => {
-      expect(parse({ ordering: 'bogus,-price,-password,name' }).ordering).toStrictEqual([
-        { path: 'price', descending: true },
-        { path: 'name', descending: false },
-      ]);
-    });
-
-    it('should keep only the first mention of a field', () => {
-      expect(parse({ ordering: 'name,-name,price,name' }).ordering).toStrictEqual([
-        { path: 'name', descending: false },
-        { path: 'price', descending: false },
-      ]);
-    });
-
-    it('should trim spaces and skip empty parts', () => {
-      expect(parse({ ordering: ' -radius_mm , ,user.login,' }).ordering).toStrictEqual([
-        { path: 'radius_mm', descending: true },
-        { path: 'user.login', descending: false },
-      ]);
+    it.each([
+      ['parse descending and ascending fields in order', '-price,name', ['-price', 'name']],
+      ['ignore unknown names', 'bogus,-price,-password,name', ['-price', 'name']],
+      ['keep only the first mention of a field', 'name,-name,price,name', ['name', 'price']],
+      [
+        'trim spaces and skip empty parts',
+        ' -radius_mm , ,user.login,',
+        ['-radius_mm', 'user.login'],
+      ],
+    ])('should %s (%j)', (_, ordering, expected) => {
+      expect(parse({ ordering }).ordering).toStrictEqual(expected.map(term));
     });
 
     it('should give no ordering for an empty value', () => {
