@@ -62,7 +62,7 @@ export const db = compose.services?.db ?? {};
 export const api = compose.services?.api ?? {};
 
 /** `environment` as a map, whether written as a map or as a list of NAME=value. */
-export function environment(service: Service): Record<string, string> {
+export function envOf(service: Service): Record<string, string> {
   const env = service.environment ?? {};
   if (Array.isArray(env)) {
     return Object.fromEntries(

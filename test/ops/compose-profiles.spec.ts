@@ -11,7 +11,7 @@ import {
   api,
   compose,
   db,
-  environment,
+  envOf,
   loadCompose,
   mounts,
   serviceVariables,
@@ -57,23 +57,23 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     expect(initScript).toContain('START SLAVE;');
     // The service's user may read the replica's state and lag.
     expect(initScript).toContain("GRANT SLAVE MONITOR ON *.* TO '$MYSQL_USER'@'%';");
-    const env = environment(replica);
-    expect(env.PRIMARY_ROOT_PASSWORD).toBe(environment(db).MYSQL_ROOT_PASSWORD);
+    const env = envOf(replica);
+    expect(env.PRIMARY_ROOT_PASSWORD).toBe(envOf(db).MYSQL_ROOT_PASSWORD);
     // The same application database and user as on db (the primary's own are not replicated).
     for (const name of ['MYSQL_DATABASE', 'MYSQL_USER', 'MYSQL_PASSWORD'])
-      expect([name, env[name]]).toEqual([name, environment(db)[name]]);
+      expect([name, env[name]]).toEqual([name, envOf(db)[name]]);
   });
 
   it('should run two API instances from the same build, writing to db and reading from db-replica', () => {
     expect(scaled.build).toEqual(api.build);
     expect(scaled.deploy?.replicas).toBe(2);
     expect(scaled.ports).toBeUndefined();
-    const env = environment(scaled);
+    const env = envOf(scaled);
     const known: string[] = [...ENVIRONMENT_VARIABLES, ...serviceVariables(), 'NODE_ENV'];
     for (const name of Object.keys(env)) expect(known).toContain(name);
-    expect(env.DATABASE_URL).toBe(environment(api).DATABASE_URL);
+    expect(env.DATABASE_URL).toBe(envOf(api).DATABASE_URL);
     const config = loadConfig(env);
-    const replicaEnv = environment(replica);
+    const replicaEnv = envOf(replica);
     expect(config.replicas.urls).toEqual([
       `mysql://${replicaEnv.MYSQL_USER}:${replicaEnv.MYSQL_PASSWORD}@db-replica:3306/${replicaEnv.MYSQL_DATABASE}`,
     ]);
@@ -89,7 +89,7 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     const redis = compose.services?.redis ?? {};
     expect(redis.image).toMatch(/^redis:7/);
     expect(args(redis)).toEqual(['redis-server', '--save', '', '--appendonly', 'no']);
-    expect(loadConfig({ ...environment(scaled), RATE_LIMIT: '600/60s' }).rateLimits).toEqual({
+    expect(loadConfig({ ...envOf(scaled), RATE_LIMIT: '600/60s' }).rateLimits).toEqual({
       all: { limit: 600, windowSeconds: 60 },
       writes: undefined,
       redisUrl: 'redis://redis:6379',
@@ -144,7 +144,7 @@ describe('docker-compose.yml, cluster profile (three Galera nodes, an API instan
       expect(node.depends_on).toEqual(
         index === 0 ? undefined : { [nodes[index - 1]]: { condition: 'service_healthy' } },
       );
-      expect(environment(node)).toEqual(environment(db));
+      expect(envOf(node)).toEqual(envOf(db));
       // Healthy once Synced with the cluster, not merely answering.
       expect((node.healthcheck!.test as string[]).join(' ')).toContain(
         "SHOW STATUS LIKE 'wsrep_local_state_comment'\" | grep -q Synced",
@@ -162,7 +162,7 @@ describe('docker-compose.yml, cluster profile (three Galera nodes, an API instan
   });
 
   it('should give the instance every node in DATABASE_URL, the service variables and port CLUSTER_API_PORT', () => {
-    const env = environment(instance);
+    const env = envOf(instance);
     expect(env.DATABASE_URL).toBe(
       'mysql://records:records@galera-1:3306,galera-2:3306,galera-3:3306/records',
     );
@@ -175,7 +175,7 @@ describe('docker-compose.yml, cluster profile (three Galera nodes, an API instan
       ).map(String),
     ).toEqual(['4001:3000']);
     const all = Object.fromEntries(serviceVariables().map((name) => [name, `value-of-${name}`]));
-    const passed = environment(loadCompose('docker-compose.yml', all).services['api-cluster']);
+    const passed = envOf(loadCompose('docker-compose.yml', all).services['api-cluster']);
     for (const name of serviceVariables()) expect([name, passed[name]]).toEqual([name, all[name]]);
     expect(instance.depends_on).toEqual(
       Object.fromEntries(nodes.map((name) => [name, { condition: 'service_healthy' }])),

@@ -9,15 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { ENVIRONMENT_VARIABLES, loadConfig } from '../sources';
-import {
-  api,
-  compose,
-  db,
-  environment,
-  loadCompose,
-  mounts,
-  serviceVariables,
-} from './compose-file';
+import { api, compose, db, envOf, loadCompose, mounts, serviceVariables } from './compose-file';
 import { ROOT } from './process';
 
 describe('docker-compose.yml', () => {
@@ -48,7 +40,7 @@ describe('docker-compose.yml', () => {
     const command = test.slice(1).join(' ');
     expect(command).toMatch(/\b(mariadb-admin|mysqladmin)\b/);
     expect(command).toContain('ping');
-    const env = environment(db);
+    const env = envOf(db);
     expect(command).toContain(`--user=${env.MYSQL_USER}`);
     expect(command).toContain(`--password=${env.MYSQL_PASSWORD}`);
     expect(check.retries).toBeGreaterThanOrEqual(1);
@@ -56,7 +48,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('should create the application database and user in the db service', () => {
-    const env = environment(db);
+    const env = envOf(db);
     expect(env.MYSQL_DATABASE).toMatch(/^\w+$/);
     expect(env.MYSQL_USER).toMatch(/^\w+$/);
     expect(env.MYSQL_PASSWORD).not.toBe('');
@@ -76,8 +68,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('should point the api DATABASE_URL at host db with the db service database, user and password', () => {
-    const dbEnv = environment(db);
-    const url = new URL(environment(api).DATABASE_URL);
+    const dbEnv = envOf(db);
+    const url = new URL(envOf(api).DATABASE_URL);
     expect(url.protocol).toBe('mysql:');
     expect(url.hostname).toBe('db');
     expect(url.port === '' || url.port === '3306').toBe(true);
@@ -88,7 +80,7 @@ describe('docker-compose.yml', () => {
 
   it('should publish port 3000 on 3000 and have the api listen there', () => {
     expect((api.ports ?? []).map(String)).toEqual(['3000:3000']);
-    expect(environment(api).PORT ?? '3000').toBe('3000');
+    expect(envOf(api).PORT ?? '3000').toBe('3000');
   });
 
   it('should take the host port from API_PORT and the credentials from variables (.env), the same in every place', () => {
@@ -103,18 +95,18 @@ describe('docker-compose.yml', () => {
     const setDb = set.services.db;
     const setApi = set.services.api;
     expect((setApi.ports ?? []).map(String)).toEqual(['8080:3000']);
-    expect(environment(setDb)).toEqual({
+    expect(envOf(setDb)).toEqual({
       MYSQL_DATABASE: 'shop',
       MYSQL_USER: 'shopper',
       MYSQL_PASSWORD: 's3cret-pw',
       MYSQL_ROOT_PASSWORD: 'r00t-pw',
     });
-    expect(environment(setApi).DATABASE_URL).toBe('mysql://shopper:s3cret-pw@db:3306/shop');
+    expect(envOf(setApi).DATABASE_URL).toBe('mysql://shopper:s3cret-pw@db:3306/shop');
     const check = setDb.healthcheck!.test as string[];
     expect(check).toContain('--user=shopper');
     expect(check).toContain('--password=s3cret-pw');
     // Unset or empty: the defaults, the values the file had before it read variables.
-    expect(environment(db)).toEqual({
+    expect(envOf(db)).toEqual({
       MYSQL_DATABASE: 'records',
       MYSQL_USER: 'records',
       MYSQL_PASSWORD: 'records',
@@ -122,14 +114,14 @@ describe('docker-compose.yml', () => {
     });
     expect(loadCompose('docker-compose.yml', { API_PORT: '' })).toEqual(compose);
     // The scale profile's services take the same credentials.
-    const replica = environment(set.services['db-replica']);
+    const replica = envOf(set.services['db-replica']);
     expect(replica).toMatchObject({
       MYSQL_DATABASE: 'shop',
       MYSQL_USER: 'shopper',
       MYSQL_PASSWORD: 's3cret-pw',
       PRIMARY_ROOT_PASSWORD: 'r00t-pw',
     });
-    expect(environment(set.services['api-scaled'])).toMatchObject({
+    expect(envOf(set.services['api-scaled'])).toMatchObject({
       DATABASE_URL: 'mysql://shopper:s3cret-pw@db:3306/shop',
       DATABASE_REPLICA_URLS: 'mysql://shopper:s3cret-pw@db-replica:3306/shop',
     });
@@ -174,22 +166,18 @@ describe('docker-compose.yml', () => {
     );
     const dotEnv = served.map((name) => `${name}=value-of-${name}`).join('\n');
     const env = parseEnv(dotEnv) as Record<string, string>;
-    const resolved = environment(loadCompose('docker-compose.yml', env).services.api);
+    const resolved = envOf(loadCompose('docker-compose.yml', env).services.api);
     for (const name of served) {
       const expected =
-        name === 'PORT'
-          ? '3000'
-          : name === 'DATABASE_URL'
-            ? environment(api).DATABASE_URL
-            : env[name];
+        name === 'PORT' ? '3000' : name === 'DATABASE_URL' ? envOf(api).DATABASE_URL : env[name];
       expect([name, resolved[name]]).toEqual([name, expected]);
     }
     // And every variable the service reads, whether .env.example lists it or not.
     const all = Object.fromEntries(known.map((name) => [name, `value-of-${name}`]));
-    const everything = environment(loadCompose('docker-compose.yml', all).services.api);
+    const everything = envOf(loadCompose('docker-compose.yml', all).services.api);
     for (const name of known) expect([name, everything[name]]).toEqual([name, all[name]]);
     // The scale profile's instances get them too, with their own database URLs and TRUST_PROXY.
-    const scaled = environment(loadCompose('docker-compose.yml', all).services['api-scaled']);
+    const scaled = envOf(loadCompose('docker-compose.yml', all).services['api-scaled']);
     for (const name of known.filter((n) => !['DATABASE_REPLICA_URLS', 'TRUST_PROXY'].includes(n)))
       expect([name, scaled[name]]).toEqual([name, all[name]]);
   });
@@ -200,12 +188,12 @@ describe('docker-compose.yml', () => {
       string,
       string
     >;
-    const config = loadConfig(environment(loadCompose('docker-compose.yml', env).services.api));
+    const config = loadConfig(envOf(loadCompose('docker-compose.yml', env).services.api));
     expect(config.apiToken).toBe(token);
     expect(config.corsOrigins).toEqual(['https://app.example']);
     // Nothing set: what the service runs with is its own defaults, apart from compose's own.
-    const defaults = loadConfig(environment(api));
-    const bare = loadConfig({ DATABASE_URL: environment(api).DATABASE_URL, DEMO_DATA: 'true' });
+    const defaults = loadConfig(envOf(api));
+    const bare = loadConfig({ DATABASE_URL: envOf(api).DATABASE_URL, DEMO_DATA: 'true' });
     expect({ ...defaults }).toEqual({ ...bare });
   });
 
@@ -235,7 +223,7 @@ describe('docker-compose.yml', () => {
 
   it('should pass PUBLIC_URL and ALLOWED_HOSTS to every API service, unset by default', () => {
     for (const name of ['api', 'api-scaled']) {
-      expect(environment(compose.services[name])).toMatchObject({
+      expect(envOf(compose.services[name])).toMatchObject({
         PUBLIC_URL: '',
         ALLOWED_HOSTS: '',
       });
@@ -243,7 +231,7 @@ describe('docker-compose.yml', () => {
         PUBLIC_URL: 'https://records.example.com',
         ALLOWED_HOSTS: 'records.example.com',
       });
-      const config = loadConfig(environment(set.services[name]));
+      const config = loadConfig(envOf(set.services[name]));
       expect([config.publicUrl, config.allowedHosts]).toEqual([
         'https://records.example.com',
         ['records.example.com'],
@@ -252,19 +240,19 @@ describe('docker-compose.yml', () => {
   });
 
   it('should load the demo data', () => {
-    expect(environment(api).DEMO_DATA).toBe('true');
+    expect(envOf(api).DEMO_DATA).toBe('true');
   });
 
   it('should only set variables the service knows, with valid values', () => {
     const known: string[] = [...ENVIRONMENT_VARIABLES, ...serviceVariables(), 'NODE_ENV'];
-    const env = environment(api);
+    const env = envOf(api);
     for (const name of Object.keys(env)) expect(known).toContain(name);
     // Validated the way the service validates them at start.
     const config = loadConfig(env);
     expect(config.database).toEqual({
       type: 'mysql',
       url: env.DATABASE_URL,
-      database: environment(db).MYSQL_DATABASE,
+      database: envOf(db).MYSQL_DATABASE,
     });
     expect(config.port).toBe(3000);
     expect(config.demoData).toBe(true);
