@@ -25,16 +25,24 @@ describe('reads that need a token (AUTH_READS=required)', () => {
   const get = (path: string, token?: string, accept?: string) =>
     t.request({ path, headers: token ? bearer(token) : {}, accept });
 
+  /** The collections' routes want a token; the front door, health and the docs stay open. */
+  const REFUSED = 'Bearer realm="records"';
   it.each([
-    '/api/demo/marbles',
-    '/api/demo/marbles/1',
-    '/api/demo/emails/ping',
-    '/api/plain/movies.xml',
-    '/api/demo/marbles/events',
-  ])('should answer GET %s without a token with 401', async (path) => {
+    ['/api/demo/marbles', 401, REFUSED],
+    ['/api/demo/marbles/1', 401, REFUSED],
+    ['/api/demo/emails/ping', 401, REFUSED],
+    ['/api/plain/movies.xml', 401, REFUSED],
+    ['/api/demo/marbles/events', 401, REFUSED],
+    ['/', 200, undefined],
+    ['/api', 200, undefined],
+    ['/api.xml', 200, undefined],
+    ['/health/live', 200, undefined],
+    ['/health/ready', 200, undefined],
+    ['/api/openapi.json', 200, undefined],
+    ['/api/docs/', 200, undefined],
+  ])('should answer GET %s without a token with %i', async (path, status, challenge) => {
     const res = await get(path);
-    expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="records"');
+    expect([res.status, res.headers['www-authenticate']]).toEqual([status, challenge]);
   });
 
   it('should answer HEAD without a token with 401 too', async () => {
@@ -92,20 +100,6 @@ describe('reads that need a token (AUTH_READS=required)', () => {
     });
     expect(res.status).toBe(403);
     expect(await t.rows('marbles')).toHaveLength(1);
-  });
-
-  it.each([
-    '/',
-    '/api',
-    '/api.xml',
-    '/health/live',
-    '/health/ready',
-    '/api/openapi.json',
-    '/api/docs/',
-  ])('should keep %s open', async (path) => {
-    const res = await get(path);
-    expect(res.status).toBe(200);
-    expect(res.headers['www-authenticate']).toBeUndefined();
   });
 
   it('should keep OPTIONS open (the collection document, the CORS preflight)', async () => {
