@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { accessLine, marbleCreatedBy } from './access-line';
 import { auth, call, json } from './answers';
 import { scratchDir, ServerProcess, sqliteUrl, startServer, waitFor } from './process';
 
@@ -155,7 +156,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(receiver.contentTypes[0]).toBe('application/json');
 
     // The access line of that request names the same trace.
-    const line = await server.waitForLog((e) => e.req?.id === 'traced-1');
+    const line = await accessLine(server, 'traced-1');
     expect(line).toMatchObject({ trace_id: TRACE, span_id: spanId });
   });
 
@@ -181,13 +182,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(request.parentSpanId ?? '').toBe('');
     // The writer: in the span, and in the access line.
     expect(attribute(request, 'enduser.id')).toBe('api-token');
-    const line = await server.waitForLog((e) => e.req?.id === 'traced-write');
-    expect(line.req).toEqual({
-      id: 'traced-write',
-      method: 'POST',
-      path: '/api/demo/marbles',
-      actor: 'api-token',
-    });
+    const line = await accessLine(server, 'traced-write');
+    expect(line.req).toEqual(marbleCreatedBy('traced-write', 'api-token'));
     // The body was read in stream events; the statements still belong to the request.
     const names = receiver
       .spans()
