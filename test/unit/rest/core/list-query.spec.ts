@@ -349,17 +349,13 @@ describe('parseTimestamp', () => {
     '1714564800',
     '9999-12-31T23:59:59-01:00',
     '0001-01-01T00:30:00+01:00',
-  ])('should reject %j', (raw) => {
-    expect(parseTimestamp(raw)).toBeUndefined();
-  });
-
-  it.each([
+    // Impossible dates, even with an offset.
     '2024-02-30T00:00:00+02:00',
     '2024-02-30T12:00:00+0200',
     '2024-02-30T12:00:00-05:00',
     '2024-04-31T10:00:00+01:00',
     '2023-02-29T10:00:00-01:00',
-  ])('should reject the impossible date %j even with an offset', (raw) => {
+  ])('should reject %j', (raw) => {
     expect(parseTimestamp(raw)).toBeUndefined();
   });
 });
