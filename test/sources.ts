@@ -21,8 +21,11 @@ export const COLLECTIONS: readonly Collection[] = [...APP_COLLECTIONS, ...extraC
 
 /** Their names (PAGE_TOTAL_COUNT_<NAME> takes them). */
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
-export type { AppConfig, DatabaseConfig } from '../src/config/configuration';
-export { ENVIRONMENT_VARIABLES, loadConfig, parseDatabaseUrl } from '../src/config/configuration';
+export type { AppConfig } from '../src/config/configuration';
+export type { DatabaseConfig } from '../src/config/database-url';
+export { loadConfig } from '../src/config/configuration';
+export { parseDatabaseUrl } from '../src/config/database-url';
+export { ENVIRONMENT_VARIABLES } from '../src/config/environment';
 export { MIGRATIONS, dataSourceOptions } from '../src/database/data-source-options';
 export { DemoData, seededRandom } from '../src/database/demo-data';
 export type { DemoInsert, DemoRandom, DemoRows } from '../src/database/demo-data';

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataSourceOptions, MigrationInterface } from 'typeorm';
-import { DatabaseConfig } from '../config/configuration';
+import { DatabaseConfig } from '../config/database-url';
 import { shapeEntitiesFor } from '../rest/sql/tables';
 import { adjustTypeOrm } from './typeorm-quirks';
 import { Init1732000000000 } from './migrations/1732000000000-init';

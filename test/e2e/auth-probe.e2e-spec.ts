@@ -7,9 +7,7 @@
  * else looks at it, and afterwards not one row of any table may have changed.
  */
 import type { Server } from 'node:http';
-import { AUDIENCE } from '../oidc/provider';
-import { bearer, everything, useKeysReady, useProvider } from './auth/oidc';
-import { useApp } from './harness';
+import { bearer, everything, useTokenApp } from './auth/oidc';
 import { ONE_OF_EACH } from './fixtures';
 
 const API_TOKEN = 'static-api-token-0123456789';
@@ -37,13 +35,7 @@ const READ_OVERRIDES: { headers: Record<string, string>; query: string }[] = [
 ];
 
 describe('the write probe: nothing is written without the right scope', () => {
-  const oidc = useProvider();
-  const t = useApp(() => ({
-    apiToken: API_TOKEN,
-    auth: { issuer: oidc.provider.issuer, audience: [AUDIENCE], readsRequired: false },
-    seed: ONE_OF_EACH,
-  }));
-  useKeysReady(t);
+  const { oidc, t } = useTokenApp({ apiToken: API_TOKEN, seed: ONE_OF_EACH });
 
   it(
     'should refuse every write (401/403) and change no row, across routes, methods, overrides and credentials',

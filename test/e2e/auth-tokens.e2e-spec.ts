@@ -8,8 +8,7 @@
 import { createHmac, createPublicKey } from 'node:crypto';
 import { JWK } from 'jose';
 import { AUDIENCE, newKey } from '../oidc/provider';
-import { bearer, everything, useKeysReady, useProvider } from './auth/oidc';
-import { useApp } from './harness';
+import { bearer, everything, useTokenApp } from './auth/oidc';
 import { ONE_OF_EACH } from './fixtures';
 import { JSON_TYPE, XML_TYPE } from './http';
 
@@ -27,13 +26,7 @@ const insufficient = (scope: string) =>
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('access control with OpenID Connect tokens', () => {
-  const oidc = useProvider();
-  const t = useApp(() => ({
-    apiToken: API_TOKEN,
-    auth: { issuer: oidc.provider.issuer, audience: [AUDIENCE], readsRequired: false },
-    seedEach: ONE_OF_EACH,
-  }));
-  useKeysReady(t);
+  const { oidc, t } = useTokenApp({ apiToken: API_TOKEN, seedEach: ONE_OF_EACH });
 
   const post = (path: string, body: object, headers: Record<string, string> = {}) =>
     t.request({ method: 'post', path, body, headers });

@@ -5,7 +5,7 @@
  * next, previous) starts with it, whatever Host says.
  */
 import request from 'supertest';
-import { useApp } from './harness';
+import { TestApp, useApp } from './harness';
 import { USERS, marbleRow } from './fixtures';
 import { expectError, expectXml, xmlMessage } from './http';
 
@@ -18,15 +18,15 @@ const refusal = (host: string, name: string) =>
 const refused = (host: string) => ({ message: refusal(host, host.replace(/:\d+$/, '')) });
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
+/** A marble named `name` created with these request headers (Host, X-Forwarded-…). */
+const createWith = (t: TestApp, headers: Record<string, string>, name: string) =>
+  t.http().post('/api/demo/marbles').set(headers).send({ name });
+
 describe("hosts: the default (loopback and the machine's own names)", () => {
   const t = useApp({ seedEach: SEED });
 
   it('should refuse another Host with 400 before the request runs, writing nothing', async () => {
-    const res = await t
-      .http()
-      .post('/api/demo/marbles')
-      .set('Host', 'evil.example:1234')
-      .send({ name: 'Poison' });
+    const res = await createWith(t, { Host: 'evil.example:1234' }, 'Poison');
     expectError(res, 400, refused('evil.example:1234'));
     expect(res.headers.location).toBeUndefined();
     expect((await t.stored('marbles')).map((m) => m.name)).toEqual(['M1', 'M2', 'M3']);
@@ -61,12 +61,11 @@ describe("hosts: the default (loopback and the machine's own names)", () => {
   });
 
   it('should ignore X-Forwarded-Host without TRUST_PROXY', async () => {
-    const res = await t
-      .http()
-      .post('/api/demo/marbles')
-      .set('Host', 'localhost:3000')
-      .set('X-Forwarded-Host', 'evil.example')
-      .send({ name: 'Kept' });
+    const res = await createWith(
+      t,
+      { Host: 'localhost:3000', 'X-Forwarded-Host': 'evil.example' },
+      'Kept',
+    );
     expect(res.status).toBe(201);
     expect(res.headers.location).toBe(`http://localhost:3000/api/demo/marbles/${res.body.id}`);
   });
@@ -99,13 +98,15 @@ describe('hosts: ALLOWED_HOSTS and TRUST_PROXY', () => {
   });
 
   it('should check X-Forwarded-Host and use it with X-Forwarded-Proto in links', async () => {
-    const res = await t
-      .http()
-      .post('/api/demo/marbles')
-      .set('Host', '10.0.0.9:3000')
-      .set('X-Forwarded-Host', 'api.example.com')
-      .set('X-Forwarded-Proto', 'https')
-      .send({ name: 'Forwarded' });
+    const res = await createWith(
+      t,
+      {
+        Host: '10.0.0.9:3000',
+        'X-Forwarded-Host': 'api.example.com',
+        'X-Forwarded-Proto': 'https',
+      },
+      'Forwarded',
+    );
     expect(res.status).toBe(201);
     expect(res.headers.location).toBe(`https://api.example.com/api/demo/marbles/${res.body.id}`);
     const evil = await t
@@ -130,11 +131,7 @@ describe('hosts: PUBLIC_URL', () => {
   const t = useApp({ seedEach: SEED, publicUrl: 'https://records.example.com:8443/records' });
 
   it('should start every link with it, whatever Host says', async () => {
-    const created = await t
-      .http()
-      .post('/api/demo/marbles')
-      .set('Host', 'evil.example:1234')
-      .send({ name: 'Public' });
+    const created = await createWith(t, { Host: 'evil.example:1234' }, 'Public');
     expect(created.status).toBe(201);
     expect(created.headers.location).toBe(
       `https://records.example.com:8443/records/api/demo/marbles/${created.body.id}`,

@@ -13,6 +13,7 @@ import { fc, it } from '@fast-check/jest';
 import request, { type Response } from 'supertest';
 import { TestApp, useApp } from './harness';
 import { expectNothingLeaked } from './http';
+import { INDEX_PARAMETERS } from './routes';
 import { GENRES, USERS, marbleRow, movieLinks, movieRow, numberedMarble } from './fixtures';
 
 const SEED: Parameters<typeof useApp>[0] = {
@@ -55,12 +56,7 @@ const FIELDS = [
   'description',
   'genres',
   'billing_user.login',
-  'page',
-  'page_size',
-  'ordering',
-  'search',
-  'only',
-  'except',
+  ...INDEX_PARAMETERS,
   'format',
 ];
 const OPERATORS = ['', '__in', '__lt', '__lte', '__gt', '__gte', '__contains', '__nope', '__'];

@@ -5,8 +5,7 @@
  * (draft-ietf-httpapi-ratelimit-headers-10). A client is its token's `sub`, else its address;
  * X-Forwarded-For only with TRUST_PROXY. Windows of a day here, so a test never straddles two.
  */
-import { AUDIENCE } from '../oidc/provider';
-import { bearer, useKeysReady, useProvider } from './auth/oidc';
+import { bearer, useTokenApp } from './auth/oidc';
 import { ApiDocs } from '../sources';
 import { useApp } from './harness';
 import { ONE_OF_EACH } from './fixtures';
@@ -30,16 +29,13 @@ function remaining(field: string | undefined): Record<string, number> {
 
 describe('rate limits, each instance counting alone', () => {
   describe('by address, and by token', () => {
-    const oidc = useProvider();
-    const t = useApp(() => ({
-      auth: { issuer: oidc.provider.issuer, audience: [AUDIENCE], readsRequired: false },
+    const { oidc, t } = useTokenApp({
       rateLimits: {
         all: { limit: 5, windowSeconds: DAY },
         writes: { limit: 2, windowSeconds: DAY },
       },
       seedEach: ONE_OF_EACH,
-    }));
-    useKeysReady(t);
+    });
 
     it('should count a client’s requests, then answer 429 with Retry-After, in JSON and XML', async () => {
       // Each test's requests come from one address: a fresh window of its own per test would

@@ -59,3 +59,6 @@ export function eventRoutes(collections: readonly Collection[]): string[] {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([path, id]) => `GET ${path} ${id}`);
 }
+
+/** The query parameters of a paginated index, in the order the document lists them first. */
+export const INDEX_PARAMETERS = ['page', 'page_size', 'ordering', 'search', 'only', 'except'];

@@ -57,7 +57,9 @@ async function eventually(check: () => Promise<void>, ms = 20_000): Promise<void
 /** Transactions open on the app's database (MySQL: of any connection to it; SQLite: its one). */
 async function openTransactions(t: TestApp): Promise<number> {
   if (t.dialect === 'sqlite') {
-    const driver = t.dataSource.driver as unknown as { databaseConnection: { inTransaction: boolean } };
+    const driver = t.dataSource.driver as unknown as {
+      databaseConnection: { inTransaction: boolean };
+    };
     return driver.databaseConnection.inTransaction ? 1 : 0;
   }
   const [row] = await t.query(
@@ -111,7 +113,9 @@ const WRITES: Write[] = [
     written: async (t) => {
       const [amber] = await t.rows('marbles');
       expect([Number(amber.version), Number(amber.is_discounted)]).toEqual([2, 1]);
-      expect((await t.rows('idempotency_keys', 'idempotency_key')).map((r) => r.idempotency_key)).toEqual(['k-1']);
+      expect(
+        (await t.rows('idempotency_keys', 'idempotency_key')).map((r) => r.idempotency_key),
+      ).toEqual(['k-1']);
     },
     keyed: true,
     statements: [
@@ -151,17 +155,25 @@ describe('write faults: every statement of a write failing in turn', () => {
     expect(Number(amber.version)).toBe(versionBefore + 1);
   }
 
+  /** `write` sent on a table holding Amber alone, `inject` seeing (and faulting) its statements. */
+  async function sendWith(write: Write, inject: (sql: string) => Error | undefined) {
+    await t.fresh();
+    await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
+    runner.faults = ofRequests(inject);
+    try {
+      return await write.send(t);
+    } finally {
+      runner.faults = undefined;
+    }
+  }
+
   for (const write of WRITES) {
     describe(write.name, () => {
       /** The statements the write sends, seen once without a fault. */
       let statements: string[] = [];
       beforeAll(async () => {
-        await t.fresh();
-        await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
         const seen: string[] = [];
-        runner.faults = ofRequests((sql) => void seen.push(sql));
-        const res = await write.send(t);
-        runner.faults = undefined;
+        const res = await sendWith(write, (sql) => void seen.push(sql));
         expect(res.status).toBeLessThan(300);
         statements = seen;
       });
@@ -177,18 +189,14 @@ describe('write faults: every statement of a write failing in turn', () => {
       for (const kind of ['refused', 'answer lost'] as Kind[]) {
         it(`should leave no trace when a statement before COMMIT is ${kind}, and say "try again"`, async () => {
           for (let target = 0; target < statements.length - 1; target++) {
-            await t.fresh();
-            await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
             let n = 0;
             const error = faultOf(t.dialect, kind);
-            runner.faults = ofRequests((sql) => {
+            const res = await sendWith(write, (sql) => {
               if (n++ !== target) return undefined;
               expect(sql).toBe(statements[target]);
               if (kind === 'refused') throw error;
               return error;
             });
-            const res = await write.send(t);
-            runner.faults = undefined;
             expectJson(res, 503);
             expect([target, res.body]).toEqual([target, UNAVAILABLE]);
             expect(res.headers['retry-after']).toBe('5');
@@ -199,15 +207,11 @@ describe('write faults: every statement of a write failing in turn', () => {
       }
 
       it('should say "try again" and write nothing when COMMIT is refused', async () => {
-        await t.fresh();
-        await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
         const error = faultOf(t.dialect, 'refused');
-        runner.faults = ofRequests((sql) => {
+        const res = await sendWith(write, (sql) => {
           if (sql === 'COMMIT') throw error;
           return undefined;
         });
-        const res = await write.send(t);
-        runner.faults = undefined;
         expectJson(res, 503);
         expect(res.body).toEqual(UNAVAILABLE);
         await eventually(expectNothingWritten);
@@ -215,12 +219,8 @@ describe('write faults: every statement of a write failing in turn', () => {
       });
 
       it('should say "may have been saved" when the answer to COMMIT is lost, and it was saved', async () => {
-        await t.fresh();
-        await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
         const error = faultOf(t.dialect, 'answer lost');
-        runner.faults = ofRequests((sql) => (sql === 'COMMIT' ? error : undefined));
-        const res = await write.send(t);
-        runner.faults = undefined;
+        const res = await sendWith(write, (sql) => (sql === 'COMMIT' ? error : undefined));
         expectJson(res, 503);
         expect(res.body).toEqual(MAY_HAVE_BEEN_SAVED);
         expect(res.headers['retry-after']).toBe('5');

@@ -11,37 +11,18 @@ import { createConnection } from 'mysql2/promise';
 import { firstNodeOf } from '../../scripts/test-database';
 import request, { type Response } from 'supertest';
 import { IdempotencyPurge } from '../sources';
-import { TestApp, testDatabase, useApp } from './harness';
-import { USERS, marbleRow } from './fixtures';
+import { TestApp, useApp } from './harness';
 import { XML_TYPE, expectError, expectJson, expectNoLeak, expectXml } from './http';
-
-const AMBER = marbleRow(7, 'Amber', { price: '9.23', user_id: 1 });
-const SEED = { users: USERS, marbles: [AMBER] };
-const REPLAYED = 'idempotent-replayed';
-const MISMATCH =
-  'This Idempotency-Key was used for another request (method, path, format or body); use a new key.';
-const RUNNING =
-  'A request with this Idempotency-Key is still in progress; retry shortly to get its response.';
-const BAD_KEY = 'Idempotency-Key must be 1 to 255 printable ASCII characters.';
-
-/** The response of a replay is the first one, byte for byte, with the replay marked. */
-function expectReplayOf(replay: Response, first: Response): void {
-  expect(first.headers[REPLAYED]).toBeUndefined();
-  expect(replay.headers[REPLAYED]).toBe('true');
-  expect({
-    status: replay.status,
-    type: replay.headers['content-type'],
-    location: replay.headers.location,
-    etag: replay.headers.etag,
-    text: replay.text,
-  }).toEqual({
-    status: first.status,
-    type: first.headers['content-type'],
-    location: first.headers.location,
-    etag: first.headers.etag,
-    text: first.text,
-  });
-}
+import {
+  AMBER,
+  BAD_KEY,
+  MISMATCH,
+  REPLAYED,
+  RUNNING,
+  SEED,
+  expectOneWrite,
+  expectReplayOf,
+} from './idempotency';
 
 async function count(t: TestApp, table: string): Promise<number> {
   const [row] = await t.query(`SELECT COUNT(*) AS n FROM ${table}`);
@@ -461,70 +442,4 @@ describe('write: Idempotency-Key', () => {
     expect(await t.query("SELECT id FROM marbles WHERE name = 'Dropped'")).toHaveLength(1);
     expect(retry.headers.location).toMatch(new RegExp(`/api/demo/marbles/${retry.body.id}$`));
   }, 30_000);
-});
-
-/** One response wrote (201, not replayed); every other one is its replay or a 409. */
-function expectOneWrite(responses: Response[]): void {
-  const written = responses.filter((r) => r.status === 201 && !r.headers[REPLAYED]);
-  expect(written).toHaveLength(1);
-  for (const res of responses) {
-    if (res === written[0]) continue;
-    if (res.status === 409) expect(res.body).toEqual({ message: RUNNING });
-    else expectReplayOf(res, written[0]);
-  }
-}
-
-describe('write: Idempotency-Key across two instances of the service', () => {
-  const t = useApp();
-  const second = new TestApp();
-  beforeAll(async () => {
-    const database =
-      t.dialect === 'sqlite'
-        ? { type: 'sqlite' as const, path: t.dataSource.options.database as string }
-        : testDatabase();
-    await second.start({ database });
-    await t.insertAll(SEED);
-  }, 60_000);
-  afterAll(() => second.close(), 60_000);
-
-  it('should write once for concurrent requests with one key sent to both instances', async () => {
-    for (let round = 0; round < 3; round++) {
-      const key = `two-instances-${round}`;
-      const body = { name: `Twin ${round}` };
-      const responses = await Promise.all(
-        Array.from({ length: 8 }, (_, i) =>
-          (i % 2 === 0 ? t : second)
-            .http()
-            .post('/api/demo/marbles')
-            .set('Idempotency-Key', key)
-            .send(body),
-        ),
-      );
-      expectOneWrite(responses);
-      const rows = await t.query('SELECT id FROM marbles WHERE name = ?', [body.name]);
-      expect(rows).toHaveLength(1);
-      const replay = await second
-        .http()
-        .post('/api/demo/marbles')
-        .set('Idempotency-Key', key)
-        .send(body);
-      expect(replay.headers[REPLAYED]).toBe('true');
-    }
-  }, 60_000);
-
-  it('should give one flip for concurrent toggles with one key on both instances', async () => {
-    const responses = await Promise.all(
-      Array.from({ length: 6 }, (_, i) =>
-        (i % 2 === 0 ? t : second)
-          .http()
-          .patch('/api/demo/marbles/7/toggle_is_discounted')
-          .set('Idempotency-Key', 'twin-toggle'),
-      ),
-    );
-    const done = responses.filter((r) => r.status === 200);
-    expect(done.length).toBeGreaterThan(0);
-    for (const res of done) expect(res.body).toEqual({ message: 'Is discounted toggled to true.' });
-    expect(responses.every((r) => r.status === 200 || r.status === 409)).toBe(true);
-    expect((await t.stored('marbles'))[0].is_discounted).toBe(true);
-  }, 60_000);
 });

@@ -4,6 +4,8 @@
  * and nothing for a request without one.
  */
 import { AUDIENCE, OidcProvider, scopesOf } from '../oidc/provider';
+import { accessLine, marbleCreatedBy } from './access-line';
+import { auth, call, json } from './answers';
 import { ServerProcess, cleanup, sqliteUrl, startServer } from './process';
 
 describe('the writer in the access log', () => {
@@ -31,30 +33,20 @@ describe('the writer in the access log', () => {
 
   it("should log the token's sub as the actor of a write, and no actor without a token", async () => {
     const token = await provider.token('marbles-bot', ['marbles:write']);
-    const res = await fetch(server.url('/api/demo/marbles'), {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Authorization: `Bearer ${token}`,
-        'X-Request-Id': 'bot-write',
-      },
-      body: JSON.stringify({ name: 'Logged Marble' }),
-    });
+    const res = await call(
+      server.url('/api/demo/marbles'),
+      json('POST', { name: 'Logged Marble' }, { ...auth(token), 'X-Request-Id': 'bot-write' }),
+    );
     expect(res.status).toBe(201);
-    const line = await server.waitForLog((e) => e.req?.id === 'bot-write');
-    expect(line.req).toEqual({
-      id: 'bot-write',
-      method: 'POST',
-      path: '/api/demo/marbles',
-      actor: 'marbles-bot',
-    });
+    const line = await accessLine(server, 'bot-write');
+    expect(line.req).toEqual(marbleCreatedBy('bot-write', 'marbles-bot'));
     expect(line.res).toEqual({ status: 201 });
 
     const anonymous = await fetch(server.url('/api/demo/marbles/1'), {
       headers: { 'X-Request-Id': 'anonymous-read' },
     });
     expect(anonymous.status).toBe(200);
-    const read = await server.waitForLog((e) => e.req?.id === 'anonymous-read');
+    const read = await accessLine(server, 'anonymous-read');
     expect(read.req).toEqual({ id: 'anonymous-read', method: 'GET', path: '/api/demo/marbles/1' });
   });
 });

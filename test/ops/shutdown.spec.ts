@@ -9,8 +9,9 @@
  * request in flight has to let a little time pass.
  */
 import { Agent, ClientRequest, IncomingMessage, request } from 'node:http';
-import { connect, Socket } from 'node:net';
+import { connect } from 'node:net';
 import { ServerProcess, sqliteUrl, startServer, waitFor } from './process';
+import { RawConnection } from './raw-connection';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SIGTERM_LOGGED = 'SIGTERM: finishing in-flight requests';
@@ -195,68 +196,6 @@ describe('graceful shutdown', () => {
   });
 });
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** One HTTP/1.1 connection written by hand (a request may be sent in parts); Content-Length bodies. */
-class RawConnection {
-  readonly socket: Socket;
-  readonly connected: Promise<void>;
-  /** The server has closed the connection. */
-  closed = false;
-  private data = '';
-
-  constructor(port: number) {
-    this.socket = connect(port, '127.0.0.1');
-    this.socket.setEncoding('latin1');
-    this.socket.on('data', (chunk: string) => (this.data += chunk));
-    this.socket.on('close', () => (this.closed = true));
-    this.socket.on('error', () => undefined);
-    this.connected = new Promise((resolve) => this.socket.once('connect', () => resolve()));
-  }
-
-  send(text: string): void {
-    this.socket.write(text);
-  }
-
-  /** What has arrived and not been taken as a response yet. */
-  get pending(): string {
-    return this.data;
-  }
-
-  /** The next whole response. */
-  async response(timeoutMs = 10_000): Promise<RawResponse> {
-    let response: RawResponse | undefined;
-    await waitFor(
-      () => (response = this.take()) !== undefined || this.closed,
-      'a response',
-      timeoutMs,
-    );
-    response ??= this.take();
-    if (!response) throw new Error(`connection closed; received ${JSON.stringify(this.data)}`);
-    return response;
-  }
-
-  private take(): RawResponse | undefined {
-    const end = this.data.indexOf('\r\n\r\n');
-    if (end === -1) return undefined;
-    const [statusLine, ...lines] = this.data.slice(0, end).split('\r\n');
-    const headers: Record<string, string> = {};
-    for (const line of lines) {
-      const colon = line.indexOf(':');
-      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-    }
-    const length = Number(headers['content-length'] ?? 0);
-    if (this.data.length < end + 4 + length) return undefined;
-    const body = this.data.slice(end + 4, end + 4 + length);
-    this.data = this.data.slice(end + 4 + length);
-    return { status: Number(statusLine.split(' ')[1]), headers, body };
-  }
-}
-
 describe('the drain', () => {
   it('should answer readiness 503 with Connection: close, close idle keep-alive connections and finish the request in flight with Connection: close', async () => {
     const server = await readyServer({ SHUTDOWN_TIMEOUT: '10' });
@@ -417,95 +356,4 @@ describe('the drain', () => {
       expect(server.jsonLines().filter((e) => e.level >= 50)).toEqual([]);
     },
   );
-});
-
-/** Sends `parts` one a second on `connection` until it is closed or `limitMs` has passed. */
-async function trickle(connection: RawConnection, parts: () => string, limitMs: number) {
-  const started = Date.now();
-  while (!connection.closed && Date.now() - started < limitMs) {
-    connection.send(parts());
-    await sleep(1000);
-  }
-}
-
-describe('slow clients', () => {
-  it('should answer 408 to a header trickled past 10 s and a body trickled past 20 s (the defaults), serving others meanwhile', async () => {
-    const server = await readyServer({ DEMO_DATA: 'false' });
-    const headers = new RawConnection(server.port);
-    const body = new RawConnection(server.port);
-    await Promise.all([headers.connected, body.connected]);
-    const started = Date.now();
-    headers.send('GET /health/live HTTP/1.1\r\nHost: localhost\r\n');
-    body.send(
-      'POST /api/demo/emails HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
-        'Content-Length: 100000\r\n\r\n{"address": "',
-    );
-    let n = 0;
-    const closedAt: Record<string, number> = {};
-    const watch = (name: string, c: RawConnection) =>
-      waitFor(() => c.closed, `${name} to be closed`, 40_000, 100).then(
-        () => (closedAt[name] = Date.now() - started),
-      );
-    const trickling = Promise.all([
-      trickle(headers, () => `X-Slow-${n++}: yes\r\n`, 40_000),
-      trickle(body, () => 'x', 40_000),
-      watch('headers', headers),
-      watch('body', body),
-    ]);
-    // Normal traffic keeps being answered beside them.
-    const statuses: number[] = [];
-    while (!(headers.closed && body.closed) && Date.now() - started < 40_000) {
-      const res = await fetch(server.url('/api/demo/emails/ping'));
-      await res.arrayBuffer();
-      statuses.push(res.status);
-      await sleep(200);
-    }
-    await trickling;
-
-    expect(headers.pending).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-    expect(body.pending).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-    expect(closedAt.headers).toBeGreaterThanOrEqual(9_500);
-    expect(closedAt.headers).toBeLessThan(closedAt.body);
-    expect(closedAt.body).toBeGreaterThanOrEqual(19_500);
-    expect(closedAt.body).toBeLessThan(30_000);
-    expect(statuses.length).toBeGreaterThan(20);
-    expect(new Set(statuses)).toEqual(new Set([200]));
-    server.child.kill('SIGTERM');
-    expect((await server.waitExit()).code).toBe(0);
-  }, 90_000);
-
-  it('should take HEADERS_TIMEOUT, REQUEST_TIMEOUT and KEEP_ALIVE_TIMEOUT in seconds', async () => {
-    const server = await readyServer({
-      DEMO_DATA: 'false',
-      HEADERS_TIMEOUT: '2',
-      REQUEST_TIMEOUT: '4',
-      KEEP_ALIVE_TIMEOUT: '1',
-    });
-    const idle = new RawConnection(server.port);
-    const headers = new RawConnection(server.port);
-    const body = new RawConnection(server.port);
-    await Promise.all([idle.connected, headers.connected, body.connected]);
-    idle.send('GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    const live = await idle.response();
-    expect(live.headers['keep-alive']).toBe('timeout=1');
-    const started = Date.now();
-    headers.send('GET /health/live HTTP/1.1\r\nHost: localhost\r\n');
-    body.send(
-      'POST /api/demo/emails HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
-        'Content-Length: 1000\r\n\r\n{',
-    );
-    let n = 0;
-    await Promise.all([
-      trickle(headers, () => `X-Slow-${n++}: yes\r\n`, 20_000),
-      trickle(body, () => ' ', 20_000),
-    ]);
-    const took = Date.now() - started;
-    expect(idle.closed).toBe(true);
-    expect(headers.pending).toMatch(/^HTTP\/1\.1 408 /);
-    expect(body.pending).toMatch(/^HTTP\/1\.1 408 /);
-    expect(took).toBeGreaterThanOrEqual(3_500);
-    expect(took).toBeLessThan(15_000);
-    server.child.kill('SIGTERM');
-    expect((await server.waitExit()).code).toBe(0);
-  });
 });

@@ -2,7 +2,8 @@
 /**
  * The container image's start sequence, outside Docker (see the Dockerfile):
  *
- *   build stage:   npm ci --no-audit --no-fund; npm run build
+ *   build stage:   npm run build, on the checkout's node_modules (see below); npm ci --no-audit
+ *                  --no-fund first, as the Dockerfile runs it, with START_SEQUENCE_NPM_CI=1
  *   deps stage:    npm ci --omit=dev --omit=optional (run beside the build, as BuildKit does)
  *   final stage:   package.json and node_modules of deps, dist of build;
  *                  NODE_ENV=production, and its CMD (node, V8 flags, dist/main.js)
@@ -14,13 +15,30 @@
  * TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306), created first and dropped at the end,
  * as docker-compose runs it. Each check prints `ok` or `not ok`; the
  * last line is `start sequence: N passed, N failed`. Bounded: fails after 10 minutes in all.
+ * The build stage's dependencies are the checkout's own node_modules, linked: `npm test` runs in a
+ * checkout installed from the same package-lock.json (CI's first step is that `npm ci`), so a second
+ * install of every dev dependency would show nothing new and cost CI a minute or two of its two
+ * cores. What the image ships is the deps stage's install, and that one runs here as the
+ * Dockerfile writes it. START_SEQUENCE_NPM_CI=1 runs the build stage's `npm ci` as well.
  * It runs on the Node that runs it (`.ci/run` runs it on the image's Node line too); npm settings
  * `npm_config_nodedir` and `npm_config_build_from_source` are passed on to the installs.
  *
- *   node test/ops/start-sequence.js            (KEEP_START_SEQUENCE=1 keeps the scratch directory)
+ *   node test/ops/start-sequence.js            (KEEP_START_SEQUENCE=1 keeps the scratch directory;
+ *                                              START_SEQUENCE_PORT=N serves on ports N and N+1)
+ *
+ * Longer than 500 lines: main() is the image's stages in their order, each step with its checks,
+ * read top to bottom as the Dockerfile is; the helpers that need none of its state (the sources,
+ * the Dockerfile read, the size of a tree) are in image-files.js.
  */
 const { spawn, spawnSync } = require('node:child_process');
 const { ownDatabaseName } = require('../../scripts/test-database');
+const {
+  copyTree,
+  dockerfileArgv,
+  dockerfileStages,
+  sourceFiles,
+  treeBytes,
+} = require('./image-files');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -117,44 +135,20 @@ function check(condition, message) {
   if (!condition) throw new Error(message);
 }
 
-function freePort() {
+/**
+ * A free port: the kernel's choice, or START_SEQUENCE_PORT plus `offset` where that is set (the
+ * sequence uses two, the first and the next), for a machine whose users keep to ranges of ports.
+ */
+function freePort(offset) {
+  const base = process.env.START_SEQUENCE_PORT;
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(base ? Number(base) + offset : 0, '127.0.0.1', () => {
       const { port } = server.address();
       server.close(() => resolve(port));
     });
   });
-}
-
-/** The working tree's files that git tracks or would track (not ignored), as they are now. */
-function sourceFiles() {
-  const out = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (out.status !== 0) throw new Error(`git ls-files failed: ${out.stderr}`);
-  return [...new Set(out.stdout.split('\0').filter(Boolean))];
-}
-
-function copyTree(files, to) {
-  let copied = 0;
-  for (const file of files) {
-    const from = path.join(ROOT, file);
-    let stat;
-    try {
-      stat = fs.lstatSync(from);
-    } catch {
-      continue; // deleted in the working tree but not yet in the index
-    }
-    if (!stat.isFile() && !stat.isSymbolicLink()) continue;
-    fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true });
-    fs.cpSync(from, path.join(to, file), { verbatimSymlinks: true });
-    copied++;
-  }
-  return copied;
 }
 
 function mysqlServerUrl() {
@@ -231,30 +225,22 @@ function withTimeout(promise, ms, message) {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** The Dockerfile's instructions, continuation lines joined and comments dropped, by stage. */
-function dockerfileStages() {
-  const text = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\r?\n/g, ' ');
-  const stages = {};
-  let current;
-  for (const line of text.split(/\r?\n/).map((l) => l.trim())) {
-    if (line === '' || line.startsWith('#')) continue;
-    const from = /^FROM\s+\S+(?:\s+AS\s+(\S+))?/i.exec(line);
-    if (from) stages[(current = from[1] || 'final')] = [];
-    else if (current) stages[current].push(line);
-  }
-  return stages;
-}
-
-/** The exec-form argv of the Dockerfile's (last) CMD, or of its HEALTHCHECK's CMD. */
-function dockerfileArgv(instruction) {
-  const text = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\r?\n/g, ' ');
-  const pattern = new RegExp(`^\\s*${instruction}\\s`, 'i');
-  const line = text
-    .split(/\r?\n/)
-    .filter((l) => pattern.test(l))
-    .pop();
-  check(line, `the Dockerfile has no ${instruction}`);
-  return JSON.parse(line.slice(line.indexOf('[')));
+/**
+ * The build stage's dependencies: the checkout's node_modules, linked into the build directory
+ * (the default), or, with START_SEQUENCE_NPM_CI=1, installed by `npm ci` as the Dockerfile runs it.
+ */
+async function buildDependencies(buildDir, buildEnv) {
+  if (process.env.START_SEQUENCE_NPM_CI === '1') return installDependencies(buildDir, buildEnv);
+  return step("build stage: the checkout's node_modules, linked", () => {
+    const modules = path.join(ROOT, 'node_modules');
+    // npm ci and npm install leave this file; its absence means nothing was installed by npm.
+    check(
+      fs.existsSync(path.join(modules, '.package-lock.json')),
+      `${modules} was not installed by npm (npm ci first)`,
+    );
+    fs.symlinkSync(modules, path.join(buildDir, 'node_modules'), 'dir');
+    return modules;
+  });
 }
 
 /**
@@ -303,24 +289,6 @@ const NOT_IN_IMAGE = [
   'ts-node',
 ];
 
-/** Size of a directory tree in bytes (files as stored, hard links once). */
-function treeBytes(dir) {
-  const seen = new Set();
-  let total = 0;
-  const walk = (at) => {
-    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, entry.name);
-      const stat = fs.lstatSync(full);
-      if (seen.has(stat.ino)) continue;
-      seen.add(stat.ino);
-      if (entry.isDirectory()) walk(full);
-      else total += stat.blocks * 512;
-    }
-  };
-  walk(dir);
-  return total;
-}
-
 async function main() {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'records-start-'));
   const buildDir = path.join(scratch, 'build');
@@ -364,7 +332,7 @@ async function main() {
     (
       await Promise.all([
         (async () =>
-          (await installDependencies(buildDir, buildEnv)) &&
+          (await buildDependencies(buildDir, buildEnv)) &&
           (await step('npm run build', async () => {
             await run('npm', ['run', 'build'], { cwd: buildDir, env: buildEnv });
             check(
@@ -381,7 +349,7 @@ async function main() {
             const runs = (dockerfileStages().deps || []).filter((l) => /^RUN\s/i.test(l));
             check(runs.length > 0, 'the Dockerfile has no RUN in a stage named deps');
             for (const line of runs) {
-              // The npm cache is warm from the build stage's install.
+              // The npm cache is warm from the checkout's install (or the build stage's).
               const command = line
                 .replace(/^RUN\s+/i, '')
                 .replace(/\bnpm ci\b/g, 'npm ci --prefer-offline');
@@ -427,7 +395,7 @@ async function main() {
     }));
 
   if (ready) {
-    const port = await freePort();
+    const port = await freePort(0);
     const url = mysqlServerUrl();
     url.pathname = `/${database}`;
     // The image's ENV (NODE_ENV, PORT) and docker-compose's environment (DATABASE_URL, DEMO_DATA, LOG_LEVEL).
@@ -528,7 +496,7 @@ async function main() {
     await step(
       'LOG_FORMAT=pretty in the production install: starts, or stops with one clear line',
       async () => {
-        const prettyPort = await freePort();
+        const prettyPort = await freePort(1);
         const pretty = startServer(appDir, {
           ...env,
           PORT: String(prettyPort),

@@ -17,6 +17,7 @@ import {
   sqliteUrl,
   startServer,
 } from './process';
+import { accessLine } from './access-line';
 
 const START_LINE =
   /^Listening on http:\/\/localhost:(\d+) \(API: http:\/\/localhost:\1\/api\/demo\/, http:\/\/localhost:\1\/api\/plain\/; docs: http:\/\/localhost:\1\/api\/docs\/; database: (.+)\)$/;
@@ -91,7 +92,7 @@ describe('start in a pipe', () => {
       headers: { 'X-Request-Id': 'debug-sql' },
     });
     expect(res.status).toBe(200);
-    await server.waitForLog((e) => e.req?.id === 'debug-sql');
+    await accessLine(server, 'debug-sql');
     const timing = await server.waitForLog(
       (e) => typeof e.sql === 'string' && /FROM .marbles./.test(e.sql as string),
     );

@@ -9,6 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { accessLine, marbleCreatedBy } from './access-line';
+import { auth, call, json } from './answers';
 import { scratchDir, ServerProcess, sqliteUrl, startServer, waitFor } from './process';
 
 /** A span as the OTLP JSON encoding has it (the fields used here). */
@@ -154,20 +156,19 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(receiver.contentTypes[0]).toBe('application/json');
 
     // The access line of that request names the same trace.
-    const line = await server.waitForLog((e) => e.req?.id === 'traced-1');
+    const line = await accessLine(server, 'traced-1');
     expect(line).toMatchObject({ trace_id: TRACE, span_id: spanId });
   });
 
   it('should start a trace of its own without traceparent, and trace the statements of a write', async () => {
-    const res = await fetch(server.url('/api/demo/marbles'), {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Authorization: `Bearer ${WRITER_TOKEN}`,
-        'X-Request-Id': 'traced-write',
-      },
-      body: JSON.stringify({ name: 'Traced Opal' }),
-    });
+    const res = await call(
+      server.url('/api/demo/marbles'),
+      json(
+        'POST',
+        { name: 'Traced Opal' },
+        { ...auth(WRITER_TOKEN), 'X-Request-Id': 'traced-write' },
+      ),
+    );
     expect(res.status).toBe(201);
     const [, trace, spanId] = /^00-(\w{32})-(\w{16})-01$/.exec(res.headers.get('traceparent')!)!;
     expect(trace).not.toBe(TRACE);
@@ -181,13 +182,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(request.parentSpanId ?? '').toBe('');
     // The writer: in the span, and in the access line.
     expect(attribute(request, 'enduser.id')).toBe('api-token');
-    const line = await server.waitForLog((e) => e.req?.id === 'traced-write');
-    expect(line.req).toEqual({
-      id: 'traced-write',
-      method: 'POST',
-      path: '/api/demo/marbles',
-      actor: 'api-token',
-    });
+    const line = await accessLine(server, 'traced-write');
+    expect(line.req).toEqual(marbleCreatedBy('traced-write', 'api-token'));
     // The body was read in stream events; the statements still belong to the request.
     const names = receiver
       .spans()

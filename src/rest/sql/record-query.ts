@@ -12,7 +12,7 @@
  */
 import { hash } from 'node:crypto';
 import { CollectionField, ReferenceField, ScalarField, ScalarType } from '../core/fields';
-import { Filter, FilterValue, ListQuery, Ordering } from '../core/list-query';
+import { ListQuery } from '../core/list-query';
 import { PageWindow } from '../core/paginator';
 import { entityTag, selectionTag, tag } from '../core/preconditions';
 import { ResourceDefinition } from '../core/resource';
@@ -20,6 +20,7 @@ import { Selection } from '../core/selection';
 import { canonicalDecimal, isoTimestamp } from '../core/values';
 import { Row, SqlDatabase } from './sql-database';
 import { PageWalk, PrefixWalk, ReferenceWalk } from './index-walks';
+import { OrderBy, PathColumn, SearchSql, Where, orderByOf, whereOf } from './record-conditions';
 
 export type ApiRecord = Record<string, unknown>;
 
@@ -27,16 +28,6 @@ export interface ListResult {
   records: ApiRecord[];
   /** Size of the whole filtered set, when it was asked for. */
   count?: number;
-}
-
-interface PathColumn {
-  type: ScalarType;
-  /** Expression compared and ordered by (decimals are cast on SQLite, which stores them as text). */
-  expression: string;
-  /** How a value of this type is bound: `?`, or a cast for decimals. */
-  placeholder: string;
-  /** Join this path needs, if it lives on a referenced table. */
-  join?: string;
 }
 
 type Reader = (row: Row) => unknown;
@@ -94,7 +85,7 @@ export class RecordQuery {
   /** `FROM <table> t`. */
   private readonly countFrom: string;
   /** `(LOWER(a) LIKE ? ESCAPE '!' OR …)` over the searchable columns, and how many `?` it has. */
-  private readonly search: { sql: string; parameters: number } | undefined;
+  private readonly search: SearchSql | undefined;
   private readonly idColumn: string;
   /** The root table, quoted. */
   private readonly table: string;
@@ -258,8 +249,8 @@ export class RecordQuery {
     selection?: Selection,
   ): Promise<ListResult> {
     const plan = this.planOf(selection);
-    const where = this.where(query);
-    const order = this.orderBy(query.ordering);
+    const where = whereOf(this.columns, query, this.search);
+    const order = orderByOf(this.columns, query.ordering, this.uniquePaths, this.idColumn);
     const walk = window && query.ordering.length === 1 && this.walks.get(query.ordering[0].path);
     const [records, count] = await Promise.all([
       walk
@@ -315,8 +306,8 @@ export class RecordQuery {
 
   /** The ids of the whole filtered set, in order: the first read of a streamed list. */
   async orderedIds(query: ListQuery): Promise<number[]> {
-    const where = this.where(query);
-    const order = this.orderBy(query.ordering);
+    const where = whereOf(this.columns, query, this.search);
+    const order = orderByOf(this.columns, query.ordering, this.uniquePaths, this.idColumn);
     const joins = [...new Set([...where.joins, ...order.joins])].join('');
     const sql = `SELECT ${this.idColumn} AS id ${this.countFrom}${joins}${where.sql}${order.sql}`;
     return (await this.db.query(sql, where.parameters)).map((row) => Number(row.id));
@@ -326,7 +317,7 @@ export class RecordQuery {
   async byIdsInOrder(ids: number[], query: ListQuery, selection?: Selection): Promise<ApiRecord[]> {
     if (ids.length === 0) return [];
     const plan = this.planOf(selection);
-    const order = this.orderBy(query.ordering);
+    const order = orderByOf(this.columns, query.ordering, this.uniquePaths, this.idColumn);
     const sql =
       `${plan.selectList} ${this.countFrom}${joinsOf(plan, order.joins)}` +
       ` WHERE ${this.idColumn} IN (${placeholders(ids.length)})${order.sql}`;
@@ -407,86 +398,6 @@ export class RecordQuery {
       join,
     });
   }
-
-  private where(query: ListQuery): Where {
-    const clauses: string[] = [];
-    const parameters: unknown[] = [];
-    const joins = new Set<string>();
-    for (const filter of query.filters) {
-      const column = this.columns.get(filter.path)!;
-      if (column.join) joins.add(column.join);
-      clauses.push(this.condition(column, filter, parameters));
-    }
-    if (query.search !== undefined && this.search) {
-      const pattern = likePattern(query.search);
-      clauses.push(this.search.sql);
-      for (let i = 0; i < this.search.parameters; i++) parameters.push(pattern);
-    }
-    const conditions = clauses.join(' AND ');
-    return { sql: conditions ? ` WHERE ${conditions}` : '', conditions, parameters, joins };
-  }
-
-  private condition(column: PathColumn, filter: Filter, parameters: unknown[]): string {
-    const { expression, placeholder } = column;
-    const [value] = filter.values;
-    switch (filter.op) {
-      case 'eq':
-        if (value === null) return `${expression} IS NULL`;
-        parameters.push(bindable(value));
-        return `${expression} = ${placeholder}`;
-      case 'in': {
-        const present = filter.values.filter((v) => v !== null);
-        const parts: string[] = [];
-        if (present.length > 0) {
-          parameters.push(...present.map(bindable));
-          parts.push(`${expression} IN (${present.map(() => placeholder).join(', ')})`);
-        }
-        if (present.length < filter.values.length) parts.push(`${expression} IS NULL`);
-        return `(${parts.join(' OR ')})`;
-      }
-      case 'contains':
-        parameters.push(likePattern(String(value)));
-        return `LOWER(${expression}) LIKE ? ESCAPE '!'`;
-      default:
-        parameters.push(bindable(value));
-        return `${expression} ${COMPARISONS[filter.op]} ${placeholder}`;
-    }
-  }
-
-  /**
-   * ` ORDER BY …`, and the joins its terms need. Unless a term is already unique, id breaks ties,
-   * in the direction of the last term: one index on a column, which ends on the primary key,
-   * then serves both directions. (MariaDB will not read a unique index for `name, id`.)
-   */
-  private orderBy(ordering: Ordering[]): OrderBy {
-    const joins: string[] = [];
-    const terms = ordering.map((o) => {
-      const column = this.columns.get(o.path)!;
-      if (column.join) joins.push(column.join);
-      return `${column.expression} ${o.descending ? 'DESC' : 'ASC'}`;
-    });
-    if (!ordering.some((o) => this.uniquePaths.has(o.path))) {
-      terms.push(`${this.idColumn} ${ordering.at(-1)?.descending ? 'DESC' : 'ASC'}`);
-    }
-    return { sql: ` ORDER BY ${terms.join(', ')}`, joins };
-  }
-}
-
-/** ` ORDER BY …` and the joins its terms need. */
-interface OrderBy {
-  sql: string;
-  joins: string[];
-}
-
-/** A list request's filters and search, as SQL. */
-interface Where {
-  /** ` WHERE a AND b`, or ''. */
-  sql: string;
-  /** `a AND b`, or ''. */
-  conditions: string;
-  parameters: unknown[];
-  /** The joins the conditions need. */
-  joins: Set<string>;
 }
 
 function mapRow(slots: Slot[], row: Row): ApiRecord {
@@ -522,8 +433,6 @@ function manyLoader(field: CollectionField, q: (name: string) => string): ManyLo
   };
 }
 
-const COMPARISONS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
-
 function limit(window: PageWindow | null): string {
   return window ? ` LIMIT ${window.limit} OFFSET ${window.offset}` : '';
 }
@@ -531,16 +440,6 @@ function limit(window: PageWindow | null): string {
 /** `?, ?, ?` for n parameters. */
 export function placeholders(n: number): string {
   return new Array(n).fill('?').join(', ');
-}
-
-/** SQLite cannot bind booleans. */
-function bindable(value: FilterValue): unknown {
-  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
-}
-
-/** `%text%`, lower-cased, with `%`, `_` and the escape character `!` taken literally. */
-export function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
 }
 
 export function readerFor(type: ScalarType, alias: string): Reader {

@@ -4,8 +4,8 @@
  * (nothing may be written by a refused request).
  */
 import { AccessControl, COLLECTIONS } from '../../sources';
-import { Client, OidcProvider, scopesOf } from '../../oidc/provider';
-import { HOOK_TIMEOUT, TestApp } from '../harness';
+import { AUDIENCE, Client, OidcProvider, scopesOf } from '../../oidc/provider';
+import { AppOptions, HOOK_TIMEOUT, TestApp, useApp } from '../harness';
 
 export const PLURALS = COLLECTIONS.map((c) => c.declaration.plural);
 
@@ -47,6 +47,21 @@ export function useKeysReady(t: TestApp): void {
       }
     }
   }, HOOK_TIMEOUT);
+}
+
+/**
+ * How every suite that sends tokens starts: the provider, an app that takes its tokens for
+ * writes with reads left open (`options` adds the rest: the seed, a static API token, rate
+ * limits), and the issuer's keys fetched before the first test.
+ */
+export function useTokenApp(options: AppOptions): { oidc: { provider: OidcProvider }; t: TestApp } {
+  const oidc = useProvider();
+  const t = useApp(() => ({
+    auth: { issuer: oidc.provider.issuer, audience: [AUDIENCE], readsRequired: false },
+    ...options,
+  }));
+  useKeysReady(t);
+  return { oidc, t };
 }
 
 /** Every row of every table the collections write, to compare before and after. */

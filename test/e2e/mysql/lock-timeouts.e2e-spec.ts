@@ -22,6 +22,7 @@ import { MariaDbServer, missingBinaries, startServer } from '../../../scripts/ma
 import { marbleRow } from '../fixtures';
 import { TestApp, testDatabase, useApp } from '../harness';
 import { expectJson } from '../http';
+import type { Response } from 'supertest';
 
 const UNAVAILABLE = { message: 'The database is unavailable; try again shortly.' };
 const USER = 'records';
@@ -98,41 +99,55 @@ describe('a lock wait that ends in an error leaves nothing behind (MariaDB of it
     expect(await marble(t)).toEqual([2, 1]);
   }
 
-  describe('a lock wait timeout (innodb_lock_wait_timeout=1)', () => {
-    beforeAll(() => server.query('SET GLOBAL innodb_lock_wait_timeout = 1'));
-    const t = useApp(() => ({
+  /** An app on the test database with one marble, Amber, at version 1. */
+  const useAmber = () =>
+    useApp(() => ({
       database: database(),
       seed: { marbles: [marbleRow(1, 'Amber', { version: 1 })] },
     }));
 
+  /**
+   * A toggle under `key` while a blocker holds the key's row: `during` sees the blocker and the
+   * toggle's answer (awaited by `during`), must find it a 503 with no transaction of the service
+   * left open; then the blocker lets go and nothing of the toggle remains.
+   */
+  async function blockedToggle(
+    t: TestApp,
+    key: string,
+    during: (answer: Promise<Response>) => Promise<Response>,
+  ): Promise<Response> {
+    const blocker = await holdKey(key);
+    let res: Response;
+    try {
+      res = await during(toggle(t, key).then((r) => r));
+      expectJson(res, 503);
+      expect(res.body).toEqual(UNAVAILABLE);
+      // Answered after its ROLLBACK: nothing of the service is open, while the lock still is.
+      expect(await openTransactions(blocker)).toBe(0);
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+    }
+    await expectNoLeftovers(t, key);
+    return res;
+  }
+
+  describe('a lock wait timeout (innodb_lock_wait_timeout=1)', () => {
+    beforeAll(() => server.query('SET GLOBAL innodb_lock_wait_timeout = 1'));
+    const t = useAmber();
+
     it('should answer 503, roll the toggle back and leave no transaction open', async () => {
-      const blocker = await holdKey('k-timeout');
-      try {
-        const res = await toggle(t, 'k-timeout');
-        expectJson(res, 503);
-        expect(res.body).toEqual(UNAVAILABLE);
-        expect(res.headers['retry-after']).toBe('5');
-        // Answered after its ROLLBACK: nothing of the service is open, while the lock still is.
-        expect(await openTransactions(blocker)).toBe(0);
-      } finally {
-        await blocker.query('ROLLBACK');
-        await blocker.end();
-      }
-      await expectNoLeftovers(t, 'k-timeout');
+      const res = await blockedToggle(t, 'k-timeout', (answer) => answer);
+      expect(res.headers['retry-after']).toBe('5');
     });
   });
 
   describe('a KILL QUERY of the waiting statement', () => {
     beforeAll(() => server.query('SET GLOBAL innodb_lock_wait_timeout = 120'));
-    const t = useApp(() => ({
-      database: database(),
-      seed: { marbles: [marbleRow(1, 'Amber', { version: 1 })] },
-    }));
+    const t = useAmber();
 
     it('should answer 503, roll the toggle back and leave no transaction open', async () => {
-      const blocker = await holdKey('k-killed');
-      try {
-        const answer = toggle(t, 'k-killed').then((res) => res);
+      await blockedToggle(t, 'k-killed', async (answer) => {
         // The service's insert of the key, waiting for the blocker's lock.
         let id: number | undefined;
         while (id === undefined) {
@@ -144,15 +159,8 @@ describe('a lock wait that ends in an error leaves nothing behind (MariaDB of it
           id = waiting?.id;
         }
         await server.query(`KILL QUERY ${Number(id)}`);
-        const res = await answer;
-        expectJson(res, 503);
-        expect(res.body).toEqual(UNAVAILABLE);
-        expect(await openTransactions(blocker)).toBe(0);
-      } finally {
-        await blocker.query('ROLLBACK');
-        await blocker.end();
-      }
-      await expectNoLeftovers(t, 'k-killed');
+        return answer;
+      });
     });
   });
 });

@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import { GaleraCluster, PASSWORD, startCluster, USER } from '../../../scripts/galera-cluster';
 import { scratchDir, ServerProcess, startServer } from '../process';
-import { Answer as HttpAnswer, call as callJson, json } from './http';
+import { Answer as HttpAnswer, bearer, call as callJson, clusterView, json } from '../answers';
 
 const TOKEN = 'galera-conflicts-metrics-token';
 /** Ports 24220-24231 (beside the failover suite's 24200-24211; GALERA_CONFLICT_PORT_BASE moves them). */
@@ -37,25 +37,14 @@ describe('a Galera cluster: concurrent writes through two nodes are run again, n
   const services = () => [first, second];
 
   /** The URL of the node an instance writes through (each names the nodes in its own order). */
-  const writerOf = async (service: ServerProcess) => {
-    const res = await call(service.url('/health/ready'), {
-      headers: { Authorization: `Bearer ${TOKEN}` },
-    });
-    const { cluster: view } = (
-      res.body as {
-        info: { database: { cluster: { nodes: { url: string; writer: boolean }[] } } };
-      }
-    ).info.database;
-    return view.nodes.find((n) => n.writer)?.url;
-  };
+  const writerOf = async (service: ServerProcess) =>
+    (await clusterView(service, TOKEN)).nodes?.find((n) => n.writer)?.url;
 
   /** Conflict retries per node, summed over both instances. */
   const conflictRetries = async () => {
     const counts: Record<string, number> = {};
     for (const service of services()) {
-      const text = await fetch(service.url('/metrics'), {
-        headers: { Authorization: `Bearer ${TOKEN}` },
-      }).then((r) => r.text());
+      const { text } = await callJson(service.url('/metrics'), bearer(TOKEN));
       for (const [, node, n] of text.matchAll(
         /^db_cluster_conflict_retries_total\{node="(node\d)"\} (\d+)$/gm,
       )) {

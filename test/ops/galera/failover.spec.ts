@@ -12,6 +12,7 @@
  */
 import { join } from 'node:path';
 import { GaleraCluster, startCluster } from '../../../scripts/galera-cluster';
+import { call, clusterView } from '../answers';
 import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
 
 const TOKEN = 'galera-suite-metrics-token';
@@ -23,31 +24,6 @@ const PORT_BASE = Number(process.env.GALERA_PORT_BASE ?? '24200');
 /** The longest run of failed writes allowed (issue 28). */
 const LONGEST_FAILING_MS = 5000;
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function call(url: string, init: RequestInit = {}): Promise<Answer> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(60_000) });
-  const text = await res.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body };
-}
-
-interface NodeView {
-  name: string;
-  url: string;
-  state: string;
-  writer: boolean;
-  failovers: number;
-}
-
 /** What the figures of this suite were, printed at the end. */
 const figures: Record<string, unknown> = {};
 
@@ -56,15 +32,7 @@ describe('a Galera cluster in DATABASE_URL: writes move off a killed node', () =
   let service: ServerProcess;
 
   /** The cluster as /health/ready shows it to the metrics token's bearer. */
-  const view = async () => {
-    const res = await call(service.url('/health/ready'), {
-      headers: { Authorization: `Bearer ${TOKEN}` },
-    });
-    const database = (res.body.info ?? res.body.error) as {
-      database?: { cluster?: { writer: string | null; nodes: NodeView[] } };
-    };
-    return { status: res.status, ...database?.database?.cluster };
-  };
+  const view = () => clusterView(service, TOKEN);
   const writerIs = (name: string) =>
     waitFor(async () => (await view()).writer === name, `writes through ${name}`, 60_000, 100);
 

@@ -16,6 +16,7 @@
  */
 import { join } from 'node:path';
 import { GaleraCluster, startCluster } from '../../../scripts/galera-cluster';
+import { Answer, call, clusterView, json } from '../answers';
 import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
 
 const TOKEN = 'galera-loss-metrics-token';
@@ -30,33 +31,12 @@ const READS_FAILED_SHARE = 0.01;
 const QUERY_TIMEOUT_MS = 5000;
 const DEADLINE_MS = QUERY_TIMEOUT_MS + 1000;
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown>;
-  ms: number;
-}
-
-async function call(url: string, init: RequestInit = {}): Promise<Answer> {
-  const at = Date.now();
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(60_000) });
-  const text = await res.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body, ms: Date.now() - at };
-}
-
 /** A keyed create of one marble named `name` (the key is the name). */
 const keyedCreate = (service: ServerProcess, name: string) =>
-  call(service.url('/api/demo/marbles'), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': name },
-    body: JSON.stringify({ name, radius_mm: 2, price: '1.0' }),
-  });
+  call(
+    service.url('/api/demo/marbles'),
+    json('POST', { name, radius_mm: 2, price: '1.0' }, { 'Idempotency-Key': name }),
+  );
 
 /** An answer that says the write may have been saved (its COMMIT went unanswered). */
 const uncertain = (a: Answer) =>
@@ -84,17 +64,7 @@ describe('a Galera cluster losing nodes under two instances: nothing lost', () =
   const services = () => [first, second];
 
   /** The cluster as an instance's /health/ready shows it to the metrics token's bearer. */
-  const view = async (service: ServerProcess) => {
-    const res = await call(service.url('/health/ready'), {
-      headers: { Authorization: `Bearer ${TOKEN}` },
-    });
-    const database = (res.body.info ?? res.body.error) as {
-      database?: {
-        cluster?: { writer: string | null; nodes: { name: string; state: string }[] };
-      };
-    };
-    return { status: res.status, ...database?.database?.cluster };
-  };
+  const view = (service: ServerProcess) => clusterView(service, TOKEN);
   /** Waits until both instances agree on `test` of their view. */
   const bothSee = (test: (v: Awaited<ReturnType<typeof view>>) => boolean, what: string) =>
     Promise.all(services().map((s) => waitFor(async () => test(await view(s)), what, 90_000, 100)));
@@ -329,10 +299,10 @@ describe('a Galera cluster losing nodes under two instances: nothing lost', () =
         refused.push({ name, service, answer: await keyedCreate(service, name) });
       }
     }
-    figures.noQuorumWriteMs = refused.map((r) => r.answer.ms);
+    figures.noQuorumWriteMs = refused.map((r) => r.answer.took);
     expect(refused.map((r) => r.answer.status)).toEqual(refused.map(() => 503));
     expect(
-      refused.filter((r) => r.answer.ms >= DEADLINE_MS + 2000).map((r) => r.answer.ms),
+      refused.filter((r) => r.answer.took >= DEADLINE_MS + 2000).map((r) => r.answer.took),
     ).toEqual([]);
 
     const backAt = Date.now();

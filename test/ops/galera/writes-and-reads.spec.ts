@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import { GaleraCluster, PASSWORD, startCluster, USER } from '../../../scripts/galera-cluster';
 import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
-import { call, json } from './http';
+import { call, json } from '../answers';
 
 /** Ports 24240-24251 (between the conflict and node-loss suites'; GALERA_WRITES_PORT_BASE moves them). */
 const PORT_BASE = Number(process.env.GALERA_WRITES_PORT_BASE ?? '24240');

@@ -8,28 +8,22 @@
  * when it prepared MySQL and leaves this directory out otherwise.
  */
 import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
 import { ownDatabaseName } from '../../../scripts/test-database';
-import { cleanup, LogEntry, startServer } from '../process';
+import { LogEntry, startServer } from '../process';
+import { opsServerUrl, useOwnDatabase } from './own-database';
 
-const serverUrl = process.env.OPS_MYSQL_URL;
-if (!serverUrl) {
-  throw new Error(
-    'OPS_MYSQL_URL is not set: this suite needs a MySQL server (e.g. mysql://root@127.0.0.1:3306).',
-  );
-}
+const serverUrl = opsServerUrl();
 
 // Every test and hook here starts servers or waits on them: none may fail on Jest's 5 s default.
 const suffix = randomBytes(4).toString('hex');
-const database = ownDatabaseName('ops_db');
 const user = `records_lock_${suffix}`;
+const own = useOwnDatabase('ops_db', (admin) => admin.query(`DROP USER IF EXISTS ?@'%'`, [user]));
+const database = own.name;
 const password = `pw-${randomBytes(8).toString('hex')}`;
-let admin: mysql.Connection;
-let created = false;
 
 /** The URL of the test's server with these credentials and this database. */
 function urlFor(name: string, secret: string, db: string): string {
-  const url = new URL(serverUrl!);
+  const url = new URL(serverUrl);
   url.username = name;
   url.password = secret;
   url.pathname = `/${db}`;
@@ -37,21 +31,8 @@ function urlFor(name: string, secret: string, db: string): string {
 }
 
 beforeAll(async () => {
-  const url = new URL(serverUrl);
-  url.pathname = '/';
-  admin = await mysql.createConnection({ uri: url.toString(), connectTimeout: 5000 });
-  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-  created = true;
-  await admin.query(`CREATE USER ?@'%' IDENTIFIED BY ?`, [user, password]);
-  await admin.query(`GRANT ALL ON \`${database}\`.* TO ?@'%'`, [user]);
-});
-
-afterAll(async () => {
-  await cleanup();
-  await admin.query(`DROP USER IF EXISTS ?@'%'`, [user]);
-  // Only a database this suite created is dropped.
-  if (created) await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-  await admin.end();
+  await own.admin.query(`CREATE USER ?@'%' IDENTIFIED BY ?`, [user, password]);
+  await own.admin.query(`GRANT ALL ON \`${database}\`.* TO ?@'%'`, [user]);
 });
 
 describe('a DATABASE_URL that cannot work', () => {
@@ -77,7 +58,7 @@ describe('a DATABASE_URL that cannot work', () => {
   it('should stop in under 3 s with one line naming DATABASE_URL when the database does not exist', async () => {
     const missing = ownDatabaseName('missing');
     // The server's own account (root here), which may see every database: the name is unknown.
-    const url = new URL(serverUrl!);
+    const url = new URL(serverUrl);
     url.pathname = `/${missing}`;
     const { took, lines } = await refused(url.toString());
     expect(took).toBeLessThan(3000);
@@ -115,13 +96,13 @@ describe('an account locked while the service runs', () => {
     await server.waitReady('/health/ready', 90_000);
     expect((await fetch(server.url('/api/demo/marbles/1'))).status).toBe(200);
 
-    await admin.query(`ALTER USER ?@'%' ACCOUNT LOCK`, [user]);
+    await own.admin.query(`ALTER USER ?@'%' ACCOUNT LOCK`, [user]);
     // Locking refuses new logins; the pool's open connections are cut as well.
-    const [rows] = await admin.query(
+    const [rows] = await own.admin.query(
       'SELECT id FROM information_schema.processlist WHERE user = ?',
       [user],
     );
-    for (const { id } of rows as { id: number }[]) await admin.query(`KILL ${Number(id)}`);
+    for (const { id } of rows as { id: number }[]) await own.admin.query(`KILL ${Number(id)}`);
 
     try {
       for (let i = 0; i < 3; i++) {
@@ -140,7 +121,7 @@ describe('an account locked while the service runs', () => {
       const ready = await fetch(server.url('/health/ready'));
       expect([ready.status, ready.headers.get('retry-after')]).toEqual([503, '5']);
     } finally {
-      await admin.query(`ALTER USER ?@'%' ACCOUNT UNLOCK`, [user]);
+      await own.admin.query(`ALTER USER ?@'%' ACCOUNT UNLOCK`, [user]);
     }
     // Unlocked again: the pool logs in anew by itself.
     const back = await fetch(server.url('/api/demo/marbles/1'));

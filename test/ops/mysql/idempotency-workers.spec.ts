@@ -5,36 +5,17 @@
  *
  * Needs MySQL: OPS_MYSQL_URL names the server (mysql://root@127.0.0.1:3306).
  */
-import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
 import { crowd, expectOneWrite, tally } from '../idempotency-crowd';
-import { cleanup, ServerProcess, startServer } from '../process';
+import { ServerProcess, startServer } from '../process';
+import { useOwnDatabase } from './own-database';
 
-const serverUrl = process.env.OPS_MYSQL_URL;
-if (!serverUrl) {
-  throw new Error(
-    'OPS_MYSQL_URL is not set: this suite needs a MySQL server (e.g. mysql://root@127.0.0.1:3306).',
-  );
-}
-
-const database = `records_ops_crowd_${randomBytes(4).toString('hex')}`;
-let admin: mysql.Connection;
+const own = useOwnDatabase('ops_crowd');
+const database = own.name;
 let server: ServerProcess;
 
 beforeAll(async () => {
-  const url = new URL(serverUrl);
-  url.pathname = '/';
-  admin = await mysql.createConnection({ uri: url.toString(), connectTimeout: 5000 });
-  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-  url.pathname = `/${database}`;
-  server = await startServer({ DATABASE_URL: url.toString(), WEB_CONCURRENCY: '2' });
+  server = await startServer({ DATABASE_URL: own.url, WEB_CONCURRENCY: '2' });
   await server.waitReady();
-});
-
-afterAll(async () => {
-  await cleanup();
-  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-  await admin.end();
 });
 
 describe('Idempotency-Key with WEB_CONCURRENCY=2 on MySQL', () => {
@@ -44,7 +25,7 @@ describe('Idempotency-Key with WEB_CONCURRENCY=2 on MySQL', () => {
       `${n} concurrent requests, one key, 2 workers, MySQL: ${JSON.stringify(tally(results))}`,
     );
     expectOneWrite(results);
-    const [rows] = await admin.query(`SELECT id FROM \`${database}\`.marbles WHERE name = ?`, [
+    const [rows] = await own.admin.query(`SELECT id FROM \`${database}\`.marbles WHERE name = ?`, [
       `Crowd workers-${n}`,
     ]);
     expect(rows).toHaveLength(1);

@@ -6,17 +6,9 @@
  * Needs MySQL: OPS_MYSQL_URL names the server (mysql://root@127.0.0.1:3306). `npm test` sets it
  * when it prepared MySQL and leaves this directory out otherwise.
  */
-import mysql from 'mysql2/promise';
 import { MIGRATIONS } from '../../sources';
-import { ownDatabaseName } from '../../../scripts/test-database';
-import { cleanup, ServerProcess, startServer } from '../process';
-
-const serverUrl = process.env.OPS_MYSQL_URL;
-if (!serverUrl) {
-  throw new Error(
-    'OPS_MYSQL_URL is not set: this suite needs a MySQL server (e.g. mysql://root@127.0.0.1:3306).',
-  );
-}
+import { ServerProcess, startServer } from '../process';
+import { useOwnDatabase } from './own-database';
 
 // Every test and hook here starts servers or waits on them: none may fail on Jest's 5 s default.
 const TABLES = [
@@ -44,36 +36,17 @@ const DEMO_COUNTS = {
 };
 
 describe('schema lock (MySQL)', () => {
-  const database = ownDatabaseName('ops');
-  let admin: mysql.Connection;
-  let databaseUrl: string;
-  let created = false;
+  const own = useOwnDatabase('ops');
+  const database = own.name;
   const servers: ServerProcess[] = [];
 
-  beforeAll(async () => {
-    const url = new URL(serverUrl);
-    url.pathname = '/';
-    admin = await mysql.createConnection({ uri: url.toString(), connectTimeout: 5000 });
-    await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-    created = true;
-    url.pathname = `/${database}`;
-    databaseUrl = url.toString();
-  });
-
-  afterAll(async () => {
-    await cleanup();
-    // Only a database this suite created is dropped.
-    if (created) await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-    await admin.end();
-  });
-
   async function count(table: string): Promise<number> {
-    const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.\`${table}\``);
+    const [rows] = await own.admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.\`${table}\``);
     return Number((rows as { n: number }[])[0].n);
   }
 
   it('should bring two processes started at the same moment on a new database to ready', async () => {
-    const env = { DATABASE_URL: databaseUrl, DEMO_DATA: 'true', LOG_LEVEL: 'info' };
+    const env = { DATABASE_URL: own.url, DEMO_DATA: 'true', LOG_LEVEL: 'info' };
     servers.push(...(await Promise.all([startServer(env), startServer(env)])));
     await Promise.all(servers.map((s) => s.waitReady('/health/ready', 90_000)));
     for (const server of servers) {
@@ -89,12 +62,12 @@ describe('schema lock (MySQL)', () => {
   });
 
   it('should have created each table once and recorded each migration once', async () => {
-    const [tables] = await admin.query(
+    const [tables] = await own.admin.query(
       'SELECT TABLE_NAME AS name, COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? GROUP BY TABLE_NAME ORDER BY TABLE_NAME',
       [database],
     );
     expect(tables).toEqual(TABLES.map((name) => ({ name, n: 1 })));
-    const [migrations] = await admin.query(
+    const [migrations] = await own.admin.query(
       `SELECT name FROM \`${database}\`.migrations ORDER BY id`,
     );
     expect(migrations).toEqual(MIGRATIONS.map((Migration) => ({ name: new Migration().name })));
@@ -116,7 +89,7 @@ describe('schema lock (MySQL)', () => {
   });
 
   it('should not load the demo data again when a third process starts on the filled database', async () => {
-    const third = await startServer({ DATABASE_URL: databaseUrl, DEMO_DATA: 'true' });
+    const third = await startServer({ DATABASE_URL: own.url, DEMO_DATA: 'true' });
     servers.push(third);
     await third.waitReady('/health/ready', 60_000);
     expect(await count('users')).toBe(100);
@@ -130,7 +103,7 @@ describe('schema lock (MySQL)', () => {
     for (const server of servers) server.child.kill('SIGTERM');
     const exits = await Promise.all(servers.map((s) => s.waitExit(20_000)));
     expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);
-    const [rows] = await admin.query("SELECT IS_FREE_LOCK('records.schema') AS free");
+    const [rows] = await own.admin.query("SELECT IS_FREE_LOCK('records.schema') AS free");
     expect(Number((rows as { free: number }[])[0].free)).toBe(1);
   });
 });

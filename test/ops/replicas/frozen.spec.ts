@@ -12,6 +12,7 @@
  */
 import { join } from 'node:path';
 import { MariaDbServer, startPair } from '../../../scripts/mariadb-pair';
+import { Answer, bearer, call, json } from '../answers';
 import { cleanup, scratchDir, ServerProcess, startServer, waitFor } from '../process';
 
 const QUERY_TIMEOUT_MS = 1000;
@@ -21,38 +22,8 @@ const DEADLINE_MS = QUERY_TIMEOUT_MS + 1000;
 const SLACK_MS = 4000;
 const TOKEN = 'frozen-suite-metrics-token';
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  retryAfter: string | null;
-  /** Milliseconds from sending to the whole answer. */
-  took: number;
-}
-
-async function call(url: string, init: RequestInit = {}): Promise<Answer> {
-  const started = Date.now();
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(60_000) });
-  const text = await res.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // not JSON
-  }
-  return {
-    status: res.status,
-    body,
-    retryAfter: res.headers.get('retry-after'),
-    took: Date.now() - started,
-  };
-}
-
 const post = (url: string, key: string, body: unknown) =>
-  call(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
-    body: JSON.stringify(body),
-  });
+  call(url, json('POST', body, { 'Idempotency-Key': key }));
 
 /** What the suite measured, printed at the end (docs/reliability.md's figures come from here). */
 const figures: Record<string, unknown> = {};
@@ -121,16 +92,12 @@ describe('a frozen database (SIGSTOP): answers within the deadline, recovery wit
       database: { status: 'up' },
       replicas: { status: 'up', in_rotation: 1, servers: 1 },
     });
-    const operator = await call(routed.url('/health/ready'), {
-      headers: { Authorization: `Bearer ${TOKEN}` },
-    });
+    const operator = await call(routed.url('/health/ready'), bearer(TOKEN));
     const replicas = (operator.body.info as { replicas: { servers: { url: string }[] } }).replicas;
     expect(replicas.servers.map((s) => s.url)).toEqual([
       replica.url().replace(/:[^:@/]*@/, ':***@'),
     ]);
-    const wrong = await call(routed.url('/health/ready'), {
-      headers: { Authorization: 'Bearer not-the-token' },
-    });
+    const wrong = await call(routed.url('/health/ready'), bearer('not-the-token'));
     expect(wrong.body.info).toEqual(anyone.body.info);
   });
 

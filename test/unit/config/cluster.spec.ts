@@ -1,4 +1,6 @@
-import { ConfigError, describeDatabase, loadConfig } from '../../../src/config/configuration';
+import { loadConfig } from '../../../src/config/configuration';
+import { describeDatabase } from '../../../src/config/database-url';
+import { expectRefused } from './refused';
 
 const CLUSTER = 'mysql://app:secret@h1:3306,h2:3307,h3/records?connectTimeout=2000';
 
@@ -68,12 +70,6 @@ describe('several nodes in DATABASE_URL (a Galera cluster)', () => {
       'DATABASE_REPLICA_URLS cannot be used with several nodes in DATABASE_URL (on a Galera cluster every node serves reads already)',
     ],
   ])('should refuse %j in one line, password hidden', (env, problem) => {
-    expect(() => loadConfig(env)).toThrow(new ConfigError(`Invalid configuration: ${problem}.`));
-    try {
-      loadConfig(env);
-    } catch (error) {
-      expect((error as Error).message).not.toContain('secret');
-      expect((error as Error).message).not.toContain('\n');
-    }
+    expectRefused(env, problem);
   });
 });

@@ -1,4 +1,5 @@
-import { ConfigError, describeDatabase, loadConfig } from '../../../src/config/configuration';
+import { ConfigError, loadConfig } from '../../../src/config/configuration';
+import { describeDatabase } from '../../../src/config/database-url';
 
 describe('observability settings', () => {
   it('should serve metrics by default, without a token, and export no traces', () => {

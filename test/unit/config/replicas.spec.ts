@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../../../src/config/configuration';
+import { loadConfig } from '../../../src/config/configuration';
+import { expectRefused } from './refused';
 
 const MYSQL = 'mysql://app:pw@db:3306/records';
 
@@ -47,11 +48,6 @@ describe('read replica settings: replica URLs, read-after-write window, lag limi
       'REPLICA_MAX_LAG must be a whole number of seconds from 1 to 9999, got "0"',
     ],
   ])('should refuse %j', (env, problem) => {
-    expect(() => loadConfig(env)).toThrow(new ConfigError(`Invalid configuration: ${problem}.`));
-    try {
-      loadConfig(env);
-    } catch (error) {
-      expect((error as Error).message).not.toContain('secret');
-    }
+    expectRefused(env, problem);
   });
 });

@@ -2,11 +2,8 @@ import { Injectable, RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { Field } from '../../core/fields';
 import { pascal, words } from '../../core/names';
-import { encodeCsv } from '../../core/csv';
-import { ErrorBody, Message, encodeError, renderBody } from '../../core/render';
-import { Page } from '../../core/paginator';
+import { ErrorBody, encodeError } from '../../core/render';
 import { ResourceDefinition } from '../../core/resource';
 import { encodeXml } from '../../core/xml';
 import { CollectionContext } from '../../sql/collection';
@@ -32,6 +29,7 @@ import {
 } from './openapi-schemas';
 import { RESOURCE } from '../options/resource.decorator';
 import { csvOperation } from './openapi-csv';
+import { csvExample, responseExample } from './openapi-examples';
 
 type Json = Record<string, unknown>;
 
@@ -141,7 +139,7 @@ export class ApiDocs {
     for (const route of routes) {
       const operation = operationObject(route);
       (paths[route.path] ??= {})[route.method] = operation;
-      const csv = csvExample(route);
+      const csv = csvExample(route.method, route.path, route.context);
       if (csv !== undefined) paths[`${route.path}.csv`] = { get: csvOperation(operation, csv) };
     }
     const schemas: Record<string, Schema> = {};
@@ -365,90 +363,6 @@ function media(schema: Schema, example?: { json: unknown; xml: string }): Json {
     [JSON_TYPE]: { schema, ...(example ? { example: example.json } : {}) },
     [XML_TYPE]: { schema, ...(example ? { example: example.xml } : {}) },
   };
-}
-
-/**
- * The CSV example of a collection's list or record read, which the document also lists as a
- * `.csv` path; undefined for any other route.
- */
-function csvExample({ method, path, context }: Route): string | undefined {
-  if (method !== 'get' || !context) return undefined;
-  const { resource, paginator } = context;
-  const record = exampleRecord(resource);
-  if (path === `${resource.path}/{id}`) return encodeCsv(record, resource);
-  if (path !== resource.path) return undefined;
-  const count = paginator?.pageTotalCount ? 1 : undefined;
-  const list = paginator
-    ? new Page([record], 1, paginator.pageSize, count, false, 'page')
-    : [record];
-  return encodeCsv(list, resource);
-}
-
-/** The example of a success response, in JSON and in XML (encoded as the service encodes it). */
-function responseExample(
-  spec: OperationSpec,
-  context?: OperationContext,
-): { json: unknown; xml: string } | undefined {
-  const success = spec.success[1];
-  const url = () => ({ base: `http://localhost:3000${context?.resource.path ?? ''}`, query: '' });
-  if (!context) {
-    if (success.example === undefined) return undefined;
-    const value = success.example;
-    return { json: value, xml: renderBody(value, 'xml', undefined, url) };
-  }
-  const { resource, paginator } = context;
-  const example = (result: unknown) => {
-    const xml = renderBody(result, 'xml', resource, url);
-    const json = JSON.parse(renderBody(result, 'json', resource, url)) as unknown;
-    return { json, xml };
-  };
-  if (success.example !== undefined) return example(success.example);
-  const record = exampleRecord(resource);
-  const ref = (success.schema as { $ref?: string } | undefined)?.$ref ?? '';
-  if (ref.endsWith(`/${pascal(resource.plural)}Page`) && paginator) {
-    const count = paginator.pageTotalCount ? 1 : undefined;
-    return example(new Page([record], 1, paginator.pageSize, count, false, 'page'));
-  }
-  if (ref.endsWith('BulkResult')) return example(new Message('Bulk update successful.', [record]));
-  if (success.schema?.type === 'array') return example([record]);
-  if (ref.endsWith(`/${pascal(resource.singular)}`) || success.schema?.anyOf) {
-    return example(record);
-  }
-  return undefined;
-}
-
-const EXAMPLE_TIME = '2024-05-01T12:00:00.000Z';
-
-/** A record as the service renders it, from the declaration and its create example. */
-function exampleRecord(resource: ResourceDefinition): Record<string, unknown> {
-  const given = resource.examples.create;
-  const summary = (fields: Field[]) =>
-    Object.fromEntries(
-      fields.map((f) => [f.name, f.kind === 'scalar' && f.type === 'integer' ? 1 : 'example']),
-    );
-  const record: Record<string, unknown> = {};
-  for (const field of resource.fields) {
-    if (field.kind === 'reference') {
-      record[field.name] = summary(field.fields);
-    } else if (field.kind === 'collection') {
-      record[field.name] = [summary(field.fields)];
-    } else if (field.rendered) {
-      const write = field.write;
-      record[field.name] =
-        field.name === 'id'
-          ? resource.examples.id
-          : field.name in given
-            ? given[field.name]
-            : write?.default !== undefined
-              ? write.default
-              : field.type === 'timestamp'
-                ? EXAMPLE_TIME
-                : write || field.type !== 'string'
-                  ? 'example'
-                  : null;
-    }
-  }
-  return record;
 }
 
 /** The schemas of one collection. */

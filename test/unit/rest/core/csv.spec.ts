@@ -2,36 +2,9 @@ import { CSV_RENDERER, csvCell, csvRow, encodeCsv, pageLinks } from '../../../..
 import * as field from '../../../../src/rest/core/fields';
 import { Page } from '../../../../src/rest/core/paginator';
 import { Message, RecordStream, RenderRequest } from '../../../../src/rest/core/render';
-import { defineResource } from '../../../../src/rest/core/resource';
+import { gadgets } from './gadgets';
 
-const GADGETS = defineResource({
-  bulk: false,
-  examples: { id: 1, deletable: [1], create: {}, update: {} },
-  path: '/api/demo/gadgets',
-  singular: 'gadget',
-  plural: 'gadgets',
-  label: 'Gadget',
-  table: 'gadgets',
-  fields: [
-    field.integer('id'),
-    field.string('name'),
-    field.foreignKey('user_id', 'users'),
-    field.reference('user', {
-      table: 'users',
-      targetColumn: 'id',
-      rootColumn: 'user_id',
-      fields: [field.integer('id'), field.string('login', { key: true })],
-    }),
-    field.collection('genres', {
-      through: 'gadget_genres',
-      ownerColumn: 'gadget_id',
-      targetColumn: 'genre_id',
-      table: 'genres',
-      fields: [field.integer('id'), field.string('name', { key: true })],
-      inIndex: true,
-    }),
-  ],
-});
+const GADGETS = gadgets([field.string('name')]);
 
 const ONE = { id: 1, name: 'Cog', user: { id: 2, login: 'bob' }, genres: [{ id: 1, name: 'A' }] };
 const TWO = { id: 2, name: 'Nut', user: null, genres: [] };

@@ -241,32 +241,23 @@ describe('parseListQuery', () => {
   });
 
   describe('ordering', () => {
-    it('should parse descending and ascending fields in order', () => {
-      expect(parse({ ordering: '-price,name' }).ordering).toStrictEqual([
-        { path: 'price', descending: true },
-        { path: 'name', descending: false },
-      ]);
-    });
+    /** `-price` as `{ path: 'price', descending: true }`. */
+    const term = (name: string) =>
+      name.startsWith('-')
+        ? { path: name.slice(1), descending: true }
+        : { path: name, descending: false };
 
-    it('should ignore unknown names', () => {
-      expect(parse({ ordering: 'bogus,-price,-password,name' }).ordering).toStrictEqual([
-        { path: 'price', descending: true },
-        { path: 'name', descending: false },
-      ]);
-    });
-
-    it('should keep only the first mention of a field', () => {
-      expect(parse({ ordering: 'name,-name,price,name' }).ordering).toStrictEqual([
-        { path: 'name', descending: false },
-        { path: 'price', descending: false },
-      ]);
-    });
-
-    it('should trim spaces and skip empty parts', () => {
-      expect(parse({ ordering: ' -radius_mm , ,user.login,' }).ordering).toStrictEqual([
-        { path: 'radius_mm', descending: true },
-        { path: 'user.login', descending: false },
-      ]);
+    it.each([
+      ['parse descending and ascending fields in order', '-price,name', ['-price', 'name']],
+      ['ignore unknown names', 'bogus,-price,-password,name', ['-price', 'name']],
+      ['keep only the first mention of a field', 'name,-name,price,name', ['name', 'price']],
+      [
+        'trim spaces and skip empty parts',
+        ' -radius_mm , ,user.login,',
+        ['-radius_mm', 'user.login'],
+      ],
+    ])('should %s (%j)', (_, ordering, expected) => {
+      expect(parse({ ordering }).ordering).toStrictEqual(expected.map(term));
     });
 
     it('should give no ordering for an empty value', () => {
@@ -358,17 +349,13 @@ describe('parseTimestamp', () => {
     '1714564800',
     '9999-12-31T23:59:59-01:00',
     '0001-01-01T00:30:00+01:00',
-  ])('should reject %j', (raw) => {
-    expect(parseTimestamp(raw)).toBeUndefined();
-  });
-
-  it.each([
+    // Impossible dates, even with an offset.
     '2024-02-30T00:00:00+02:00',
     '2024-02-30T12:00:00+0200',
     '2024-02-30T12:00:00-05:00',
     '2024-04-31T10:00:00+01:00',
     '2023-02-29T10:00:00-01:00',
-  ])('should reject the impossible date %j even with an offset', (raw) => {
+  ])('should reject %j', (raw) => {
     expect(parseTimestamp(raw)).toBeUndefined();
   });
 });

@@ -47,21 +47,14 @@ describe('Paginator.request', () => {
       },
     );
 
-    it('should serve the requested page', () => {
-      expect(demo.request({ page: '3' })).toStrictEqual(paged(3, 30));
-    });
-
-    it('should pass a page past the end through, to be answered with an empty page', () => {
-      expect(demo.request({ page: '999' })).toStrictEqual(paged(999, 30));
-    });
-
-    it('should take a page number above 10^12 as 10^12: past the end, not page 1', () => {
-      expect(demo.request({ page: '10000000000000' })).toStrictEqual(paged(1e12, 30));
-      expect(demo.request({ page: '9'.repeat(400) })).toStrictEqual(paged(1e12, 30));
-    });
-
-    it('should use the last of repeated page parameters', () => {
-      expect(demo.request({ page: ['2', '4'] })).toStrictEqual(paged(4, 30));
+    it.each([
+      ['the requested page', '3', 3],
+      ['a page past the end, to be answered with an empty page', '999', 999],
+      ['10^12 for a page number above it: past the end, not page 1', '10000000000000', 1e12],
+      ['10^12 for a page number of 400 digits', '9'.repeat(400), 1e12],
+      ['the last of repeated page parameters', ['2', '4'], 4],
+    ])('should serve %s (page=%j)', (_, page, served) => {
+      expect(demo.request({ page })).toStrictEqual(paged(served, 30));
     });
 
     it('should read the page from a custom page query parameter only', () => {
@@ -72,16 +65,12 @@ describe('Paginator.request', () => {
   });
 
   describe('page_size', () => {
-    it('should use the configured page size when page_size is absent', () => {
-      expect(demo.request({ page: '2' })).toStrictEqual(paged(2, 30));
-    });
-
-    it('should use a client page size under the cap', () => {
-      expect(demo.request({ page_size: '10' })).toStrictEqual(paged(1, 10));
-    });
-
-    it('should accept a client page size equal to the cap', () => {
-      expect(demo.request({ page_size: '40' })).toStrictEqual(paged(1, 40));
+    it.each([
+      ['the configured page size when page_size is absent', { page: '2' }, paged(2, 30)],
+      ['a client page size under the cap', { page_size: '10' }, paged(1, 10)],
+      ['a client page size equal to the cap', { page_size: '40' }, paged(1, 40)],
+    ])('should use %s', (_, query, expected) => {
+      expect(demo.request(query)).toStrictEqual(expected);
     });
 
     it.each(['41', '1000', '999999999999', '10000000000000'])(

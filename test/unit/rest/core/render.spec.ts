@@ -1,41 +1,14 @@
 import * as field from '../../../../src/rest/core/fields';
 import { Page } from '../../../../src/rest/core/paginator';
 import { Message, RequestUrl, encodeError, renderBody } from '../../../../src/rest/core/render';
-import { defineResource } from '../../../../src/rest/core/resource';
-import { genreSummary } from '../../../../src/genres/genres.table';
-import { userSummary } from '../../../../src/users/users.table';
+import { gadgets } from './gadgets';
 
-const GADGETS = defineResource({
-  bulk: false,
-  examples: { id: 1, deletable: [1], create: {}, update: {} },
-  path: '/api/demo/gadgets',
-  singular: 'gadget',
-  plural: 'gadgets',
-  label: 'Gadget',
-  table: 'gadgets',
-  fields: [
-    field.integer('id'),
-    field.string('name', { searchable: true }),
-    field.decimal('price', { precision: 6, scale: 2 }),
-    field.boolean('is_active'),
-    field.timestamp('created_at'),
-    field.foreignKey('user_id', 'users'),
-    field.reference('user', {
-      table: 'users',
-      targetColumn: 'id',
-      rootColumn: 'user_id',
-      fields: userSummary(),
-    }),
-    field.collection('genres', {
-      through: 'gadget_genres',
-      ownerColumn: 'gadget_id',
-      targetColumn: 'genre_id',
-      table: 'genres',
-      fields: genreSummary(),
-      inIndex: true,
-    }),
-  ],
-});
+const GADGETS = gadgets([
+  field.string('name', { searchable: true }),
+  field.decimal('price', { precision: 6, scale: 2 }),
+  field.boolean('is_active'),
+  field.timestamp('created_at'),
+]);
 
 /** A record in its API form, as a service hands it to the renderer. */
 const FIRST = {

@@ -9,16 +9,9 @@ const ALL =
 describe('field selection', () => {
   it('should offer the rendered fields in order, foreign keys left out, relations included', () => {
     expect(selectableFields(MARBLES).join(', ')).toBe(ALL);
-    expect(selectableFields(MOVIES)).toEqual([
-      'id',
-      'created_at',
-      'name',
-      'price',
-      'updated_at',
-      'main_genre',
-      'genres',
-      'users',
-    ]);
+    expect(selectableFields(MOVIES).join(', ')).toBe(
+      'id, created_at, name, price, updated_at, main_genre, genres, users',
+    );
   });
 
   it('should keep the declared order whatever the order asked', () => {
