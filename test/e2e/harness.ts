@@ -124,6 +124,8 @@ export class TestApp {
   app!: NestExpressApplication;
   dataSource!: DataSource;
   dialect!: 'sqlite' | 'mysql';
+  /** Whether the database is a Galera cluster (several nodes in TEST_MYSQL_URL). */
+  cluster = false;
   /** The demo data of the app's collections: `clear()` and `resetIds()` serve `fresh()`. */
   demoData!: DemoData;
   /** Columns MySQL hands back as 1/0 and `12.50`, by table, from the declarations. */
@@ -158,6 +160,7 @@ export class TestApp {
     this.dataSource = this.app.get(DataSource);
     this.demoData = this.app.get(DemoData);
     this.dialect = config.database.type;
+    this.cluster = database.type === 'mysql' && (database.nodes?.length ?? 0) > 1;
     this.booleans = columnsOfType(collections, 'boolean');
     this.decimals = columnsOfType(collections, 'decimal');
     await this.fresh();
@@ -277,6 +280,21 @@ export class TestApp {
       .map((c) => this.quote(c))
       .join(', ');
     return this.query(`SELECT * FROM ${this.quote(table)} ORDER BY ${order}`);
+  }
+
+  /**
+   * The id of the one row of `table`: the record a request just created on emptied tables. The
+   * database chooses ids (on a Galera cluster, in the cluster's steps: not 1, 2, 3 after a reset).
+   */
+  async onlyId(table: string): Promise<number> {
+    const rows = await this.rows(table);
+    if (rows.length !== 1) throw new Error(`${table} holds ${rows.length} rows, not one`);
+    return Number(rows[0].id);
+  }
+
+  /** The ids of `table`'s rows, in order: records just created, where ids are the database's. */
+  async ids(table: string): Promise<number[]> {
+    return (await this.rows(table)).map((row) => Number(row.id));
   }
 
   /**
