@@ -292,6 +292,13 @@ export class TestApp {
     return Number(rows[0].id);
   }
 
+  /** The highest id of `table`: the record a request just created (ids grow on the writer). */
+  async lastId(table: string): Promise<number> {
+    const ids = await this.ids(table);
+    if (ids.length === 0) throw new Error(`${table} holds no row`);
+    return ids[ids.length - 1];
+  }
+
   /** The ids of `table`'s rows, in order: records just created, where ids are the database's. */
   async ids(table: string): Promise<number[]> {
     return (await this.rows(table)).map((row) => Number(row.id));
