@@ -234,10 +234,37 @@ export class TestApp {
   async fresh(): Promise<void> {
     await this.reset();
     await this.demoData.resetIds();
+    await this.settle();
   }
 
-  query(sql: string, parameters?: unknown[]): Promise<Row[]> {
-    return this.dataSource.query(sql, parameters);
+  /**
+   * On a Galera cluster, waits until every node has applied what was committed so far: the tests
+   * write their rows through the first node, around the service, whose reads go to any node (a
+   * node applies another's write a moment after it was certified). `wsrep_sync_wait` makes a
+   * node's read wait until it has applied everything committed in the cluster before it.
+   */
+  async settle(): Promise<void> {
+    if (!this.cluster) return;
+    type Pool = { query(sql: string, done: (error: Error | null) => void): void };
+    const { poolCluster } = this.dataSource.driver as unknown as {
+      poolCluster: { _nodes: Record<string, { pool: Pool }> };
+    };
+    const sql = `SET STATEMENT wsrep_sync_wait=1 FOR SELECT COUNT(*) FROM ${this.quote('users')}`;
+    await Promise.all(
+      Object.values(poolCluster._nodes).map(
+        ({ pool }) =>
+          new Promise<void>((resolve, reject) =>
+            pool.query(sql, (error) => (error ? reject(error) : resolve())),
+          ),
+      ),
+    );
+  }
+
+  /** A statement through the first node; on a cluster, a write is settled on every node. */
+  async query(sql: string, parameters?: unknown[]): Promise<Row[]> {
+    const rows = await this.dataSource.query(sql, parameters);
+    if (!/^\s*(SELECT|SHOW|EXPLAIN)\b/i.test(sql)) await this.settle();
+    return rows;
   }
 
   /**
