@@ -23,6 +23,12 @@
  * EXTRA_COLLECTIONS=tags,notes, on SQLite and on MySQL: the fixture collections of test/fixtures/
  * added to the collections every test counts (docs/operations.md, "The test command").
  *
+ * The full run then runs the e2e suites once more on a three-node Galera cluster it starts itself
+ * (scripts/galera-cluster.js, a temp directory, ports TEST_GALERA_PORT_BASE (24300) to +11), with
+ * TEST_MYSQL_URL naming the three nodes; the cluster is stopped by its nodes' PIDs when the
+ * suites end, fail or are interrupted. Without mariadb-server, galera-4 or rsync it is reported
+ * as not run (a failure under CI=true).
+ *
  * TEST_SCOPE=fixtures (`npm run test:fixtures`) runs the unit tests and the e2e suites, on SQLite
  * and on MySQL when it answers, with EXTRA_COLLECTIONS=tags,notes (no ops stages: they run the
  * built service, which serves no fixture).
