@@ -23,6 +23,12 @@
  * EXTRA_COLLECTIONS=tags,notes, on SQLite and on MySQL: the fixture collections of test/fixtures/
  * added to the collections every test counts (docs/operations.md, "The test command").
  *
+ * The full run then runs the e2e suites once more on a three-node Galera cluster it starts itself
+ * (scripts/galera-cluster.js, a temp directory, ports TEST_GALERA_PORT_BASE (24300) to +11), with
+ * TEST_MYSQL_URL naming the three nodes; the cluster is stopped by its nodes' PIDs when the
+ * suites end, fail or are interrupted. Without mariadb-server, galera-4 or rsync it is reported
+ * as not run (a failure under CI=true).
+ *
  * TEST_SCOPE=fixtures (`npm run test:fixtures`) runs the unit tests and the e2e suites, on SQLite
  * and on MySQL when it answers, with EXTRA_COLLECTIONS=tags,notes (no ops stages: they run the
  * built service, which serves no fixture).
@@ -42,7 +48,7 @@
  * it, it is reported as not run, and is a failure under CI=true.
  */
 const { spawn, spawnSync } = require('node:child_process');
-const { existsSync, mkdtempSync, readFileSync } = require('node:fs');
+const { existsSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
@@ -64,24 +70,34 @@ const jestBin = require.resolve('jest/bin/jest');
 const extra = process.argv.slice(2);
 const outDir = mkdtempSync(join(tmpdir(), 'records-test-'));
 
-function jest(name, args, env = {}) {
+/**
+ * One Jest stage, its output shown as it comes; `running` (optional) is told of the child, so
+ * that an interrupted run can end it.
+ */
+function jest(name, args, env = {}, running = () => undefined) {
   const outputFile = join(outDir, `${name}.json`);
   console.log(`\n=== ${name} ===`);
   const started = Date.now();
-  const run = spawnSync(
-    process.execPath,
-    [jestBin, ...args, '--json', `--outputFile=${outputFile}`, ...extra],
-    { stdio: 'inherit', env: { ...process.env, ...env } },
-  );
-  let report = { numPassedTests: 0, numFailedTests: 0, numTotalTests: 0 };
-  try {
-    report = JSON.parse(readFileSync(outputFile, 'utf8'));
-  } catch {
-    // Jest did not get as far as writing a report: counted as a failure below.
-  }
-  console.log(`--- ${name} took ${seconds(started)}`);
-  const ok = run.status === 0 && report.numFailedTests === 0 && report.numTotalTests > 0;
-  return { name, ok, passed: report.numPassedTests, failed: report.numFailedTests || (ok ? 0 : 1) };
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [jestBin, ...args, '--json', `--outputFile=${outputFile}`, ...extra],
+      { stdio: 'inherit', env: { ...process.env, ...env } },
+    );
+    running(child);
+    child.on('close', (status) => {
+      let report = { numPassedTests: 0, numFailedTests: 0, numTotalTests: 0 };
+      try {
+        report = JSON.parse(readFileSync(outputFile, 'utf8'));
+      } catch {
+        // Jest did not get as far as writing a report: counted as a failure below.
+      }
+      console.log(`--- ${name} took ${seconds(started)}`);
+      const ok = status === 0 && report.numFailedTests === 0 && report.numTotalTests > 0;
+      const failed = report.numFailedTests || (ok ? 0 : 1);
+      resolve({ name, ok, passed: report.numPassedTests, failed });
+    });
+  });
 }
 
 /** The e2e suites on SQLite; those under test/e2e/mysql/ need a MySQL server of their own making. */
@@ -160,6 +176,70 @@ function startSequence(env) {
   });
 }
 
+/** The e2e database on the run's own Galera cluster. */
+const CLUSTER_DATABASE = `${TEST_DATABASE_PREFIX}`;
+/** Its ports: base to base + 11 (TEST_GALERA_PORT_BASE moves them; below 32768, see galera-cluster.js). */
+const clusterPortBase = Number(process.env.TEST_GALERA_PORT_BASE || 24300);
+
+/**
+ * The e2e suites on a three-node Galera cluster of the run's own (scripts/galera-cluster.js, in a
+ * temp folder, root@127.0.0.1 for the suites): TEST_MYSQL_URL names the three nodes, so the
+ * service writes through the first and reads from all three. The cluster is stopped by its
+ * nodes' PIDs when the suites end, fail or are interrupted (SIGINT, SIGTERM: the nodes run in
+ * process groups of their own, which a terminal's Ctrl-C does not reach).
+ */
+async function e2eOnCluster() {
+  const name = 'e2e on a Galera cluster';
+  const galera = require('./galera-cluster');
+  const root = mkdtempSync(join(tmpdir(), 'records-test-galera-'));
+  let cluster;
+  let child;
+  const removeRoot = () => rmSync(root, { recursive: true, force: true });
+  // Synchronous, for an interrupt or an exit: nothing may be left running.
+  const killNodes = () => {
+    for (const node of cluster?.nodes ?? []) node.signal('SIGKILL');
+  };
+  const interrupted = (signal) => {
+    console.error(`\n${signal}: stopping the Galera cluster (${root})`);
+    child?.kill(signal);
+    killNodes();
+    removeRoot();
+    process.exit(1);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  process.once('exit', killNodes);
+  console.log(
+    `\n=== ${name}: starting three nodes (ports ${clusterPortBase}-${clusterPortBase + 11}) ===`,
+  );
+  const started = Date.now();
+  try {
+    cluster = await galera.startCluster(join(root, 'cluster'), {
+      basePort: clusterPortBase,
+      database: CLUSTER_DATABASE,
+      rootOverTcp: true,
+    });
+    console.log(`--- the cluster started in ${seconds(started)}`);
+    const hosts = cluster.nodes.map((node) => node.address).join(',');
+    // Suites under test/e2e/mysql/ need a MySQL server of their own making, as on MySQL.
+    return await jest(
+      name,
+      ['--selectProjects', 'e2e', '--runInBand', '--testPathIgnorePatterns', '/e2e/mysql/'],
+      { TEST_DATABASE: 'mysql', TEST_MYSQL_URL: `mysql://root@${hosts}/${CLUSTER_DATABASE}` },
+      (running) => (child = running),
+    );
+  } catch (error) {
+    console.error(`The Galera cluster did not start: ${error.message}`);
+    return { name, ok: false, passed: 0, failed: 1 };
+  } finally {
+    await cluster?.stop().catch(killNodes);
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    process.off('exit', killNodes);
+    removeRoot();
+  }
+}
+
 /** The databases this run uses, said before it starts. */
 function announceDatabases() {
   const server = new URL(serverOf(mysqlUrl)).host;
@@ -171,6 +251,8 @@ function announceDatabases() {
       `    ${databaseOf(mysqlUrl)} (e2e suites; dropped and created afresh, only if the tests created it)`,
       `    ${TEST_DATABASE_PREFIX}_<kind>_<random> (ops suites and the start sequence; each created and dropped by its test)`,
       '  The read-replica suite starts MariaDB servers of its own, in temp directories.',
+      `  The full run starts a Galera cluster of its own (temp directory, ports ${clusterPortBase}-${clusterPortBase + 11}):`,
+      `    ${CLUSTER_DATABASE} on it (e2e suites), and the Galera suite starts clusters of its own.`,
     ].join('\n'),
   );
 }
@@ -188,8 +270,8 @@ async function main() {
   const withFixtures = ` with ${FIXTURES_ENV.EXTRA_COLLECTIONS}`;
   const scopeEnv = fixtures ? FIXTURES_ENV : {};
   const suffix = fixtures ? withFixtures : '';
-  results.push(jest(`unit${suffix}`, ['--selectProjects', 'unit'], scopeEnv));
-  results.push(e2eOnSqlite(scopeEnv, suffix));
+  results.push(await jest(`unit${suffix}`, ['--selectProjects', 'unit'], scopeEnv));
+  results.push(await e2eOnSqlite(scopeEnv, suffix));
 
   if (smoke) {
     console.log('\n(TEST_SCOPE=smoke: unit tests and the e2e suites on SQLite only)');
@@ -202,19 +284,30 @@ async function main() {
     mysqlNote = `MySQL e2e suites DID NOT RUN: no MySQL at ${mysqlUrl} (${mysqlProblem}).`;
     if (requireMysql) results.push({ name: 'e2e on MySQL', ok: false, passed: 0, failed: 1 });
   } else {
-    results.push(e2eOnMysql(scopeEnv, suffix));
+    results.push(await e2eOnMysql(scopeEnv, suffix));
   }
   if (fixtures) summarize(results, [mysqlNote]);
 
   // The fixture collections added: the suite follows COLLECTIONS, not the application's four.
-  results.push(e2eOnSqlite(FIXTURES_ENV, withFixtures));
+  results.push(await e2eOnSqlite(FIXTURES_ENV, withFixtures));
   if (mysqlProblem) {
     mysqlNote += ` Nor did the e2e suites on MySQL${withFixtures}.`;
     if (requireMysql) {
       results.push({ name: `e2e on MySQL${withFixtures}`, ok: false, passed: 0, failed: 1 });
     }
   } else {
-    results.push(e2eOnMysql(FIXTURES_ENV, withFixtures));
+    results.push(await e2eOnMysql(FIXTURES_ENV, withFixtures));
+  }
+
+  // The e2e suites once more, on a three-node Galera cluster (docs/operations.md).
+  const galeraTools = require('./galera-cluster').missing();
+  let clusterNote;
+  if (galeraTools.length) {
+    clusterNote = `The e2e suites on a Galera cluster DID NOT RUN: ${galeraTools.join(', ')} not installed (apt-get install mariadb-server galera-4 rsync).`;
+    if (requireMysql)
+      results.push({ name: 'e2e on a Galera cluster', ok: false, passed: 0, failed: 1 });
+  } else {
+    results.push(await e2eOnCluster());
   }
 
   // The server URL (no database): ops suites and the start sequence create databases of their own.
@@ -227,7 +320,6 @@ async function main() {
   const { findBinary } = require('./mariadb-pair');
   const replicaTools = ['mariadbd', 'mariadb-install-db', 'nginx'].filter((b) => !findBinary(b));
   let replicaNote;
-  const galeraTools = require('./galera-cluster').missing();
   let galeraNote;
 
   let started = Date.now();
@@ -252,7 +344,7 @@ async function main() {
       if (requireMysql) results.push({ name: 'Galera suite', ok: false, passed: 0, failed: 1 });
     }
     if (ignored.length) opsArgs.push('--testPathIgnorePatterns', ...ignored);
-    results.push(jest(mysqlProblem ? 'ops (without MySQL)' : 'ops', opsArgs, opsEnv));
+    results.push(await jest(mysqlProblem ? 'ops (without MySQL)' : 'ops', opsArgs, opsEnv));
   } else {
     results.push({ name: 'ops (npm run build failed)', ok: false, passed: 0, failed: 1 });
   }
@@ -266,7 +358,7 @@ async function main() {
     console.log(`--- start sequence took ${seconds(started)}`);
   }
 
-  summarize(results, [mysqlNote, replicaNote, galeraNote, browserNote]);
+  summarize(results, [mysqlNote, clusterNote, replicaNote, galeraNote, browserNote]);
 }
 
 /** The summary of every stage, and the notes of what did not run; exits with the verdict. */

@@ -1,7 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { errorCode } from '../rest/sql/database-errors';
-import { openDatabase } from './migrate';
+import { openDatabase, SCHEMA_LOCK_NO_MAJORITY } from './migrate';
+
+/** mysql2's name for 1047, "WSREP has not yet prepared node for application use". */
+const NOT_PRIMARY = 'ER_UNKNOWN_COM_ERROR';
 
 /**
  * Problems that may go away by themselves (the server starting, a network blip): retried.
@@ -21,7 +24,15 @@ const TRANSIENT = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
   'SQLITE_BUSY',
+  // A Galera node not yet in the primary component (1047: starting, joining, or cut off from
+  // the quorum) answers every statement so until it is: waited for, with one log line.
+  NOT_PRIMARY,
+  // Fewer than a majority of a cluster's nodes could take the schema lock (migrate.ts).
+  SCHEMA_LOCK_NO_MAJORITY,
 ]);
+
+/** What a Galera cluster without quorum (or not yet formed) answers at start. */
+const NO_QUORUM = new Set([NOT_PRIMARY, SCHEMA_LOCK_NO_MAJORITY]);
 
 /** Pauses between attempts: 1, 2, 4, 8, then 10 s; the start fails after about a minute. */
 const FIRST_PAUSE_MS = 1000;
@@ -33,19 +44,23 @@ export class DatabaseStartError extends Error {}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `openDatabase` through the first node that answers; a node's transient failure is logged. */
+/**
+ * `openDatabase` through the first node that answers and is in the primary component; a node's
+ * transient failure is logged (through `warn`, which says a node's 1047 once).
+ */
 async function firstNode(
   options: DataSourceOptions,
   nodes: number,
-  logger: Logger,
+  warn: (message: string, error: unknown) => void,
 ): Promise<DataSource> {
   for (let index = 0; ; index++) {
     try {
       return await openDatabase(withMasterAt(options, index));
     } catch (error) {
       if (index + 1 >= nodes || !TRANSIENT.has(errorCode(error))) throw error;
-      logger.warn(
+      warn(
         `node ${index + 1} of DATABASE_URL unreachable (${reasonOf(error)}); trying the next`,
+        error,
       );
     }
   }
@@ -97,9 +112,21 @@ export async function connectDatabase(
   nodes = 1,
 ): Promise<DataSource> {
   const started = Date.now();
+  // A cluster without quorum, or still forming, answers 1047 (or grants the schema lock on fewer
+  // than a majority of its nodes) for seconds, on every attempt: said once.
+  let toldNoQuorum = false;
+  const warn = (message: string, error: unknown) => {
+    if (!NO_QUORUM.has(errorCode(error))) return logger.warn(message);
+    if (toldNoQuorum) return;
+    toldNoQuorum = true;
+    logger.warn(
+      `DATABASE_URL ${shown}: no primary component of the cluster within reach yet ` +
+        `(${reasonOf(error)}); waiting for one, up to ${GIVE_UP_AFTER_MS / 1000} s`,
+    );
+  };
   for (let attempt = 1; ; attempt++) {
     try {
-      return await firstNode(options, nodes, logger);
+      return await firstNode(options, nodes, warn);
     } catch (error) {
       const reason = reasonOf(error);
       const wait = Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), LONGEST_PAUSE_MS);
@@ -111,8 +138,9 @@ export async function connectDatabase(
           `DATABASE_URL ${shown} still unreachable after ${attempt} attempts: ${reason}`,
         );
       }
-      logger.warn(
+      warn(
         `DATABASE_URL ${shown} unreachable (${reason}); attempt ${attempt}, next in ${wait / 1000} s`,
+        error,
       );
       await pause(wait);
     }

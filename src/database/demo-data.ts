@@ -171,9 +171,16 @@ export class DemoData {
    * and `load()` the next record gets the id it would get on a fresh database (MySQL's
    * AUTO_INCREMENT; SQLite's sqlite_sequence, kept by AUTOINCREMENT tables). The tables must be
    * empty. On MySQL each ALTER TABLE commits on its own.
+   *
+   * Not on a Galera cluster: there the nodes hand out ids in steps of the cluster's size, so no
+   * counter makes them consecutive, and each ALTER TABLE is a DDL every node applies at once
+   * (total order isolation), which on MariaDB 10.11 can leave InnoDB's purge reopening a table
+   * with an indexed virtual column (marbles' description_key) in a loop whose memory grows by
+   * hundreds of MB a second, when that table's deleted rows are not yet purged (docs/scaling.md).
    */
   async resetIds(): Promise<void> {
     if (this.dataSource.driver.options.type === 'mysql') {
+      if (await this.onGalera()) return;
       // On an empty InnoDB table the counter becomes 1; loading explicit ids moves it past them.
       for (const table of this.tables)
         await this.dataSource.query(`ALTER TABLE ${this.quote(table)} AUTO_INCREMENT = 1`);
@@ -281,6 +288,14 @@ export class DemoData {
     } finally {
       await runner.release();
     }
+  }
+
+  /** Whether the database is a Galera node (`wsrep_on`; MySQL has no such variable). */
+  private async onGalera(): Promise<boolean> {
+    const rows: { Value?: string }[] = await this.dataSource.query(
+      "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'",
+    );
+    return rows[0]?.Value === 'ON';
   }
 
   private quote(name: string): string {

@@ -188,10 +188,11 @@ describe('the fixture collections, tags and notes', () => {
     it('should create in JSON and in XML, with defaults, timestamps, Location and ETag', async () => {
       const { res, before, after } = await t.send('post', TAGS, { tag: { label: 'violet' } });
       expectJson(res, 201);
-      expectLocation(res, `${TAGS}/4`);
-      expect(res.headers.etag).toBe('"4.1"');
+      const violet = await t.lastId('tags');
+      expectLocation(res, `${TAGS}/${violet}`);
+      expect(res.headers.etag).toBe(`"${violet}.1"`);
       const { created_at, updated_at, ...rest } = res.body;
-      expect(rest).toEqual({ id: 4, label: 'violet', weight: 50 });
+      expect(rest).toEqual({ id: violet, label: 'violet', weight: 50 });
       expectStampedWithin(created_at, before, after);
       expect(updated_at).toBe(created_at);
 
@@ -201,14 +202,18 @@ describe('the fixture collections, tags and notes', () => {
         .set('Content-Type', 'application/xml')
         .send('<note><title>Shopping</title><pinned type="boolean">true</pinned></note>');
       expectXml(xml, 201);
+      const shopping = await t.lastId('notes');
       expect(xml.text).toMatch(
-        /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<hash><id type="integer">26<\/id><title>Shopping<\/title><body><\/body><pinned type="boolean">true<\/pinned><created-at type="dateTime">/,
+        new RegExp(
+          `^<\\?xml version="1\\.0" encoding="UTF-8"\\?>\\n<hash><id type="integer">${shopping}</id>` +
+            '<title>Shopping</title><body></body><pinned type="boolean">true</pinned><created-at type="dateTime">',
+        ),
       );
       expect((await t.stored('tags')).map((r) => [r.id, r.label, r.weight, r.user_id])).toEqual([
         [1, 'red', 10, 1],
         [2, 'green', 100, 2],
         [3, 'blue', 0, null],
-        [4, 'violet', 50, null],
+        [violet, 'violet', 50, null],
       ]);
     });
 
@@ -301,23 +306,24 @@ describe('the fixture collections, tags and notes', () => {
         { label: 'magenta' },
       ]);
       expectJson(created.res, 201);
+      const [cyan, magenta] = (await t.ids('tags')).slice(3);
       expect(created.res.body.records.map((r: Row) => [r.id, r.label, r.weight])).toEqual([
-        [4, 'cyan', 40],
-        [5, 'magenta', 50],
+        [cyan, 'cyan', 40],
+        [magenta, 'magenta', 50],
       ]);
       const updated = await t.send('patch', TAGS, [
-        { id: 4, weight: 41 },
+        { id: cyan, weight: 41 },
         { id: 1, user_id: null },
       ]);
       expectJson(updated.res);
       expect(updated.res.body.message).toBe(bulkDone('update', []).message);
       expect(updated.res.body.records.map((r: Row) => [r.id, r.weight, r.user ?? null])).toEqual([
-        [4, 41, { id: 3, login: 'cleo' }],
+        [cyan, 41, { id: 3, login: 'cleo' }],
         [1, 10, null],
       ]);
-      const destroyed = await t.send('delete', TAGS, [4, 5]);
+      const destroyed = await t.send('delete', TAGS, [cyan, magenta]);
       expectJson(destroyed.res);
-      expect(destroyed.res.body.records.map((r: Row) => r.id)).toEqual([4, 5]);
+      expect(destroyed.res.body.records.map((r: Row) => r.id)).toEqual([cyan, magenta]);
       expect((await t.stored('tags')).map((r) => r.id)).toEqual([1, 2, 3]);
     });
   });

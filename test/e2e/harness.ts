@@ -124,6 +124,8 @@ export class TestApp {
   app!: NestExpressApplication;
   dataSource!: DataSource;
   dialect!: 'sqlite' | 'mysql';
+  /** Whether the database is a Galera cluster (several nodes in TEST_MYSQL_URL). */
+  cluster = false;
   /** The demo data of the app's collections: `clear()` and `resetIds()` serve `fresh()`. */
   demoData!: DemoData;
   /** Columns MySQL hands back as 1/0 and `12.50`, by table, from the declarations. */
@@ -158,6 +160,7 @@ export class TestApp {
     this.dataSource = this.app.get(DataSource);
     this.demoData = this.app.get(DemoData);
     this.dialect = config.database.type;
+    this.cluster = database.type === 'mysql' && (database.nodes?.length ?? 0) > 1;
     this.booleans = columnsOfType(collections, 'boolean');
     this.decimals = columnsOfType(collections, 'decimal');
     await this.fresh();
@@ -231,10 +234,37 @@ export class TestApp {
   async fresh(): Promise<void> {
     await this.reset();
     await this.demoData.resetIds();
+    await this.settle();
   }
 
-  query(sql: string, parameters?: unknown[]): Promise<Row[]> {
-    return this.dataSource.query(sql, parameters);
+  /**
+   * On a Galera cluster, waits until every node has applied what was committed so far: the tests
+   * write their rows through the first node, around the service, whose reads go to any node (a
+   * node applies another's write a moment after it was certified). `wsrep_sync_wait` makes a
+   * node's read wait until it has applied everything committed in the cluster before it.
+   */
+  async settle(): Promise<void> {
+    if (!this.cluster) return;
+    type Pool = { query(sql: string, done: (error: Error | null) => void): void };
+    const { poolCluster } = this.dataSource.driver as unknown as {
+      poolCluster: { _nodes: Record<string, { pool: Pool }> };
+    };
+    const sql = `SET STATEMENT wsrep_sync_wait=1 FOR SELECT COUNT(*) FROM ${this.quote('users')}`;
+    await Promise.all(
+      Object.values(poolCluster._nodes).map(
+        ({ pool }) =>
+          new Promise<void>((resolve, reject) =>
+            pool.query(sql, (error) => (error ? reject(error) : resolve())),
+          ),
+      ),
+    );
+  }
+
+  /** A statement through the first node; on a cluster, a write is settled on every node. */
+  async query(sql: string, parameters?: unknown[]): Promise<Row[]> {
+    const rows = await this.dataSource.query(sql, parameters);
+    if (!/^\s*(SELECT|SHOW|EXPLAIN)\b/i.test(sql)) await this.settle();
+    return rows;
   }
 
   /**
@@ -277,6 +307,28 @@ export class TestApp {
       .map((c) => this.quote(c))
       .join(', ');
     return this.query(`SELECT * FROM ${this.quote(table)} ORDER BY ${order}`);
+  }
+
+  /**
+   * The id of the one row of `table`: the record a request just created on emptied tables. The
+   * database chooses ids (on a Galera cluster, in the cluster's steps: not 1, 2, 3 after a reset).
+   */
+  async onlyId(table: string): Promise<number> {
+    const rows = await this.rows(table);
+    if (rows.length !== 1) throw new Error(`${table} holds ${rows.length} rows, not one`);
+    return Number(rows[0].id);
+  }
+
+  /** The highest id of `table`: the record a request just created (ids grow on the writer). */
+  async lastId(table: string): Promise<number> {
+    const ids = await this.ids(table);
+    if (ids.length === 0) throw new Error(`${table} holds no row`);
+    return ids[ids.length - 1];
+  }
+
+  /** The ids of `table`'s rows, in order: records just created, where ids are the database's. */
+  async ids(table: string): Promise<number[]> {
+    return (await this.rows(table)).map((row) => Number(row.id));
   }
 
   /**

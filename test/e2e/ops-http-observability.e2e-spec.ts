@@ -81,39 +81,44 @@ describe('metrics', () => {
   it('should time statements by pool and kind', async () => {
     await t.http().patch('/api/demo/marbles/1/toggle_is_discounted').expect(200);
     const got = samples((await t.http().get('/metrics').expect(200)).text);
-    expect(got.get('db_query_duration_seconds_count{pool="primary",kind="read"}')).toBeGreaterThan(
-      0,
-    );
-    expect(got.get('db_query_duration_seconds_count{pool="primary",kind="write"}')).toBeGreaterThan(
-      0,
-    );
-    expect(got.get('db_query_duration_seconds_bucket{pool="primary",kind="read",le="+Inf"}')).toBe(
-      got.get('db_query_duration_seconds_count{pool="primary",kind="read"}'),
-    );
+    // Writes are timed as the primary's; on a cluster reads as their node's (node1-3, the names
+    // of /health/ready), on one server as the primary's.
+    const pools = t.cluster ? ['node1', 'node2', 'node3'] : ['primary'];
+    const count = (pool: string, kind: string) =>
+      got.get(`db_query_duration_seconds_count{pool="${pool}",kind="${kind}"}`) ?? 0;
+    const reads = pools.filter((pool) => count(pool, 'read') > 0);
+    expect(reads.length).toBeGreaterThan(0);
+    expect(count('primary', 'write')).toBeGreaterThan(0);
+    for (const pool of reads) {
+      expect(
+        got.get(`db_query_duration_seconds_bucket{pool="${pool}",kind="read",le="+Inf"}`),
+      ).toBe(count(pool, 'read'));
+    }
   });
 
   it('should report the connection pool on MySQL (SQLite has none)', async () => {
     // The change feed's sequencer may hold a connection for a moment of its own: read again
     // until none is in use (a connection never given back keeps it above 0, and fails).
+    const pools = t.cluster ? ['node1', 'node2', 'node3'] : ['primary'];
+    const inUse = () => pools.some((p) => got.get(`db_pool_connections_in_use{pool="${p}"}`));
     let got = samples((await t.http().get('/metrics').expect(200)).text);
-    for (
-      let tries = 0;
-      tries < 50 && got.get('db_pool_connections_in_use{pool="primary"}');
-      tries++
-    ) {
+    for (let tries = 0; tries < 50 && inUse(); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       got = samples((await t.http().get('/metrics').expect(200)).text);
     }
     const pool = [...got.keys()].filter((k) => k.startsWith('db_pool_'));
     if (t.dialect === 'mysql') {
-      expect(pool.sort()).toEqual([
-        'db_pool_connections_idle{pool="primary"}',
-        'db_pool_connections_in_use{pool="primary"}',
-        'db_pool_waiting_requests{pool="primary"}',
-      ]);
-      expect(got.get('db_pool_connections_idle{pool="primary"}')).toBeGreaterThanOrEqual(1);
-      expect(got.get('db_pool_connections_in_use{pool="primary"}')).toBe(0);
-      expect(got.get('db_pool_waiting_requests{pool="primary"}')).toBe(0);
+      const gauges = [
+        'db_pool_connections_idle',
+        'db_pool_connections_in_use',
+        'db_pool_waiting_requests',
+      ];
+      expect(pool.sort()).toEqual(gauges.flatMap((g) => pools.map((p) => `${g}{pool="${p}"}`)));
+      expect(got.get(`db_pool_connections_idle{pool="${pools[0]}"}`)).toBeGreaterThanOrEqual(1);
+      for (const p of pools) {
+        expect(got.get(`db_pool_connections_in_use{pool="${p}"}`)).toBe(0);
+        expect(got.get(`db_pool_waiting_requests{pool="${p}"}`)).toBe(0);
+      }
     } else {
       expect(pool).toEqual([]);
     }

@@ -42,7 +42,7 @@ describe("request targets: the default hosts (the machine's own names)", () => {
     );
     expect([created.status, created.headers.location]).toEqual([
       201,
-      'http://localhost:3000/api/demo/marbles/4',
+      `http://localhost:3000/api/demo/marbles/${await t.lastId('marbles')}`,
     ]);
   });
 

@@ -51,11 +51,12 @@ describe('write: bulk create and update_all', () => {
 
       expectJson(res, 201);
       expect(res.headers.location).toBeUndefined();
+      const [r, j, o] = (await t.ids('marbles')).slice(MARBLES.length);
       expect(res.body).toEqual(
         bulkDone('create', [
-          createdMarble(3, { name: 'Ruby', radius_mm: 4, price: '1.1', user: BOB }),
-          createdMarble(4, { name: 'Jade' }),
-          createdMarble(5, { name: 'Opal', is_discounted: true }),
+          createdMarble(r, { name: 'Ruby', radius_mm: 4, price: '1.1', user: BOB }),
+          createdMarble(j, { name: 'Jade' }),
+          createdMarble(o, { name: 'Opal', is_discounted: true }),
         ]),
       );
       for (const record of res.body.records) {
@@ -69,19 +70,20 @@ describe('write: bulk create and update_all', () => {
       });
       expect(await t.stored('marbles')).toEqual([
         ...MARBLES,
-        { ...marbleRow(3, 'Ruby'), radius_mm: 4, price: '1.1', user_id: 2, ...at(ruby) },
-        { ...marbleRow(4, 'Jade'), radius_mm: 1, price: null, ...at(jade) },
-        { ...marbleRow(5, 'Opal'), radius_mm: 1, price: null, is_discounted: true, ...at(opal) },
+        { ...marbleRow(r, 'Ruby'), radius_mm: 4, price: '1.1', user_id: 2, ...at(ruby) },
+        { ...marbleRow(j, 'Jade'), radius_mm: 1, price: null, ...at(jade) },
+        { ...marbleRow(o, 'Opal'), radius_mm: 1, price: null, is_discounted: true, ...at(opal) },
       ]);
     });
 
     it('should create marbles from an XML array', async () => {
       const res = await t.raw('post', '/api/demo/marbles', 'application/xml', RUBY_AND_JADE_XML);
       expectJson(res, 201);
+      const [r, j] = (await t.ids('marbles')).slice(MARBLES.length);
       expect(res.body).toEqual(
         bulkDone('create', [
-          createdMarble(3, { name: 'Ruby', radius_mm: 6 }),
-          createdMarble(4, { name: 'Jade', price: '2.5', user: CLEO }),
+          createdMarble(r, { name: 'Ruby', radius_mm: 6 }),
+          createdMarble(j, { name: 'Jade', price: '2.5', user: CLEO }),
         ]),
       );
       expect(
@@ -89,16 +91,20 @@ describe('write: bulk create and update_all', () => {
       ).toEqual([
         [1, 'Amber', 10, '9.23', 1],
         [2, 'Cobalt', 8, null, null],
-        [3, 'Ruby', 6, null, null],
-        [4, 'Jade', 1, '2.5', 3],
+        [r, 'Ruby', 6, null, null],
+        [j, 'Jade', 1, '2.5', 3],
       ]);
     });
 
     it('should answer a bulk create in XML when XML is negotiated', async () => {
       const { res } = await t.send('post', '/api/demo/marbles.xml', [{ name: 'Ruby' }]);
       expectXml(res, 201);
+      const ruby = await t.lastId('marbles');
       expect(res.text).toMatch(
-        /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<hash><message>Bulk create successful\.<\/message><records type="array"><record><id type="integer">3<\/id><name>Ruby<\/name>/,
+        new RegExp(
+          '^<\\?xml version="1\\.0" encoding="UTF-8"\\?>\\n<hash><message>Bulk create successful\\.</message>' +
+            `<records type="array"><record><id type="integer">${ruby}</id><name>Ruby</name>`,
+        ),
       );
       expect(await t.stored('marbles')).toHaveLength(3);
     });
@@ -145,10 +151,11 @@ describe('write: bulk create and update_all', () => {
       expectJson(res, 201);
       expect(res.body.message).toBe('Bulk create successful.');
       expect(res.body.records).toHaveLength(1000);
-      expect(res.body.records[999]).toEqual(createdMarble(1002, { name: 'Bulk 999' }));
       const rows = await t.stored('marbles');
       expect(rows).toHaveLength(1002);
-      expect(rows[1001]).toMatchObject({ id: 1002, name: 'Bulk 999' });
+      const last = rows[1001].id as number;
+      expect(res.body.records[999]).toEqual(createdMarble(last, { name: 'Bulk 999' }));
+      expect(rows[1001]).toMatchObject({ id: last, name: 'Bulk 999' });
     }, 60_000);
 
     it('should refuse an array of things that are not objects', async () => {
@@ -165,16 +172,17 @@ describe('write: bulk create and update_all', () => {
         { email: 'ann.work@example.com', user_id: '1', is_primary: 'false' },
       ]);
       expectJson(res, 201);
+      const [c, a] = (await t.ids('emails')).slice(TWO_EMAILS.length);
       expect(res.body).toEqual(
         bulkDone('create', [
-          { id: 3, email: 'cleo@example.com', is_primary: false, user: CLEO },
-          { id: 4, email: 'ann.work@example.com', is_primary: false, user: ANN },
+          { id: c, email: 'cleo@example.com', is_primary: false, user: CLEO },
+          { id: a, email: 'ann.work@example.com', is_primary: false, user: ANN },
         ]),
       );
       const after = [
         ...TWO_EMAILS,
-        { id: 3, email: 'cleo@example.com', is_primary: false, user_id: 3 },
-        { id: 4, email: 'ann.work@example.com', is_primary: false, user_id: 1 },
+        { id: c, email: 'cleo@example.com', is_primary: false, user_id: 3 },
+        { id: a, email: 'ann.work@example.com', is_primary: false, user_id: 1 },
       ];
       expect(await t.stored('emails')).toEqual(after);
 
@@ -199,16 +207,17 @@ describe('write: bulk create and update_all', () => {
         { number: '+1.555.0103', user_id: 1 },
       ]);
       expectJson(res, 201);
+      const [c, a] = (await t.ids('phone_numbers')).slice(TWO_PHONES.length);
       expect(res.body).toEqual(
         bulkDone('create', [
-          { id: 3, number: ' (555) 0102 ', user: CLEO },
-          { id: 4, number: '+1.555.0103', user: ANN },
+          { id: c, number: ' (555) 0102 ', user: CLEO },
+          { id: a, number: '+1.555.0103', user: ANN },
         ]),
       );
       const after = [
         ...TWO_PHONES,
-        { id: 3, number: ' (555) 0102 ', user_id: 3 },
-        { id: 4, number: '+1.555.0103', user_id: 1 },
+        { id: c, number: ' (555) 0102 ', user_id: 3 },
+        { id: a, number: '+1.555.0103', user_id: 1 },
       ];
       expect(await t.stored('phone_numbers')).toEqual(after);
 

@@ -19,11 +19,12 @@ describe('write: create', () => {
       const { res } = await t.send('post', PATH, { email: 'ann@example.com', user_id: 1 });
 
       expectJson(res, 201);
-      expectLocation(res, '/api/demo/emails/1');
-      expect(res.body).toEqual({ id: 1, email: 'ann@example.com', is_primary: false, user: ANN });
+      const id = await t.onlyId('emails');
+      expectLocation(res, `/api/demo/emails/${id}`);
+      expect(res.body).toEqual({ id, email: 'ann@example.com', is_primary: false, user: ANN });
       expect(Object.keys(res.body)).toEqual(['id', 'email', 'is_primary', 'user']);
       expect(await t.stored('emails')).toEqual([
-        { id: 1, email: 'ann@example.com', is_primary: false, user_id: 1 },
+        { id, email: 'ann@example.com', is_primary: false, user_id: 1 },
       ]);
     });
 
@@ -33,10 +34,11 @@ describe('write: create', () => {
       });
 
       expectJson(res, 201);
-      expectLocation(res, '/api/demo/emails/1');
-      expect(res.body).toEqual({ id: 1, email: 'bob@example.org', is_primary: true, user: BOB });
+      const id = await t.onlyId('emails');
+      expectLocation(res, `/api/demo/emails/${id}`);
+      expect(res.body).toEqual({ id, email: 'bob@example.org', is_primary: true, user: BOB });
       expect(await t.stored('emails')).toEqual([
-        { id: 1, email: 'bob@example.org', is_primary: true, user_id: 2 },
+        { id, email: 'bob@example.org', is_primary: true, user_id: 2 },
       ]);
     });
 
@@ -46,8 +48,9 @@ describe('write: create', () => {
           '<user-id type="integer">3</user-id></email>',
       );
       expectJson(bare.res, 201);
+      const first = await t.onlyId('emails');
       expect(bare.res.body).toEqual({
-        id: 1,
+        id: first,
         email: 'cleo@example.net',
         is_primary: true,
         user: CLEO,
@@ -57,17 +60,18 @@ describe('write: create', () => {
         '<hash><email><email>cleo.work@example.net</email><user-id>3</user-id></email></hash>',
       );
       expectJson(wrapped.res, 201);
-      expectLocation(wrapped.res, '/api/demo/emails/2');
+      const second = (await t.ids('emails'))[1];
+      expectLocation(wrapped.res, `/api/demo/emails/${second}`);
       expect(wrapped.res.body).toEqual({
-        id: 2,
+        id: second,
         email: 'cleo.work@example.net',
         is_primary: false,
         user: CLEO,
       });
 
       expect(await t.stored('emails')).toEqual([
-        { id: 1, email: 'cleo@example.net', is_primary: true, user_id: 3 },
-        { id: 2, email: 'cleo.work@example.net', is_primary: false, user_id: 3 },
+        { id: first, email: 'cleo@example.net', is_primary: true, user_id: 3 },
+        { id: second, email: 'cleo.work@example.net', is_primary: false, user_id: 3 },
       ]);
     });
 
@@ -82,10 +86,12 @@ describe('write: create', () => {
       });
 
       expectJson(res, 201);
-      expectLocation(res, '/api/demo/emails/1');
-      expect(res.body).toEqual({ id: 1, email: 'echo@example.com', is_primary: false, user: ANN });
+      const id = await t.onlyId('emails');
+      expect(id).not.toBe(40);
+      expectLocation(res, `/api/demo/emails/${id}`);
+      expect(res.body).toEqual({ id, email: 'echo@example.com', is_primary: false, user: ANN });
       expect(await t.stored('emails')).toEqual([
-        { id: 1, email: 'echo@example.com', is_primary: false, user_id: 1 },
+        { id, email: 'echo@example.com', is_primary: false, user_id: 1 },
       ]);
       expect((await t.rows('users')).map((u) => u.email_id)).toEqual([null, null, null]);
     });
@@ -169,14 +175,17 @@ describe('write: create', () => {
         '555-0100',
         '555-0100 ',
       ];
-      for (const [i, number] of numbers.entries()) {
+      const ids: number[] = [];
+      for (const number of numbers) {
         const { res } = await t.send('post', PATH, { number, user_id: 1 });
         expectJson(res, 201);
-        expectLocation(res, `/api/demo/phone_numbers/${i + 1}`);
-        expect(res.body).toEqual({ id: i + 1, number, user: ANN });
+        const id = await t.lastId('phone_numbers');
+        ids.push(id);
+        expectLocation(res, `/api/demo/phone_numbers/${id}`);
+        expect(res.body).toEqual({ id, number, user: ANN });
       }
       expect(await t.stored('phone_numbers')).toEqual(
-        numbers.map((number, i) => ({ id: i + 1, number, user_id: 1 })),
+        numbers.map((number, i) => ({ id: ids[i], number, user_id: 1 })),
       );
     });
 
@@ -185,24 +194,27 @@ describe('write: create', () => {
         phone_number: { number: '555-0101', user_id: '2' },
       });
       expectJson(wrapped.res, 201);
-      expect(wrapped.res.body).toEqual({ id: 1, number: '555-0101', user: BOB });
+      const first = await t.lastId('phone_numbers');
+      expect(wrapped.res.body).toEqual({ id: first, number: '555-0101', user: BOB });
 
       const bare = await postXml(
         '<phone-number><number>(555) 0102</number><user-id type="integer">3</user-id></phone-number>',
       );
       expectJson(bare.res, 201);
-      expect(bare.res.body).toEqual({ id: 2, number: '(555) 0102', user: CLEO });
+      const second = await t.lastId('phone_numbers');
+      expect(bare.res.body).toEqual({ id: second, number: '(555) 0102', user: CLEO });
 
       const hash = await postXml(
         '<hash><phone-number><number>555 0103</number><user-id>1</user-id></phone-number></hash>',
       );
       expectJson(hash.res, 201);
-      expect(hash.res.body).toEqual({ id: 3, number: '555 0103', user: ANN });
+      const third = await t.lastId('phone_numbers');
+      expect(hash.res.body).toEqual({ id: third, number: '555 0103', user: ANN });
 
       expect(await t.stored('phone_numbers')).toEqual([
-        { id: 1, number: '555-0101', user_id: 2 },
-        { id: 2, number: '(555) 0102', user_id: 3 },
-        { id: 3, number: '555 0103', user_id: 1 },
+        { id: first, number: '555-0101', user_id: 2 },
+        { id: second, number: '(555) 0102', user_id: 3 },
+        { id: third, number: '555 0103', user_id: 1 },
       ]);
     });
 
@@ -237,7 +249,7 @@ describe('write: create', () => {
       const { res } = await t.send('post', PATH, { number: '5'.repeat(256), user_id: 1 });
       expectInvalid(res, { number: ['Must be at most 255 characters long.'] });
       expect(await t.stored('phone_numbers')).toEqual([
-        { id: 1, number: '5'.repeat(255), user_id: 1 },
+        { id: ok.res.body.id, number: '5'.repeat(255), user_id: 1 },
       ]);
     });
   });

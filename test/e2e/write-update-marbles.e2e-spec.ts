@@ -100,9 +100,10 @@ describe('write: update', () => {
     it('should move updated_at forward on every update and never change created_at', async () => {
       const created = await t.http().post(PATH).send({ name: 'Fresh' });
       expect(created.status).toBe(201);
+      const id = created.body.id as number;
       const stamps = [created.body.updated_at as string];
       for (const body of [{ radius_mm: 2 }, {}, { description: 'again' }, { radius_mm: 2 }]) {
-        const res = await t.http().patch(`${PATH}/3`).send(body);
+        const res = await t.http().patch(`${PATH}/${id}`).send(body);
         expectJson(res, 200);
         expect(res.body.created_at).toBe(created.body.created_at);
         expect(res.body.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -111,9 +112,9 @@ describe('write: update', () => {
         );
         stamps.push(res.body.updated_at);
       }
-      const [row] = (await t.stored('marbles')).filter((r) => r.id === 3);
+      const [row] = (await t.stored('marbles')).filter((r) => r.id === id);
       expect(row).toEqual({
-        ...marbleRow(3, 'Fresh'),
+        ...marbleRow(id, 'Fresh'),
         radius_mm: 2,
         price: null,
         description: 'again',

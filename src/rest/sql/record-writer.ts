@@ -51,6 +51,13 @@ export class RecordWriter {
   private readonly noun: string;
   /** See `idStep`: MySQL's, once asked. */
   private mysqlIdStep?: number;
+  /**
+   * The rows each transaction inserted one at a time: when a later item of a bulk create is
+   * refused, the earlier ones are still in the transaction, and the uniqueness check must not
+   * take them for stored records (one INSERT per item: MySQL's interleaved auto-increment lock
+   * mode, which a Galera cluster requires, and collections with relations or exclusive flags).
+   */
+  private readonly insertedBy = new WeakMap<Tx, Set<number>>();
   /** Stored row → values by field name, for `change`. */
   private readonly decode: (row: Row) => Values;
   /**
@@ -449,9 +456,11 @@ export class RecordWriter {
           ` WHERE ${this.q(field.column)} IN (${placeholders(owners.size)})`,
         [...owners.keys()],
       );
+      const inserted = this.insertedBy.get(tx);
       for (const row of rows) {
         const i = owners.get(row.value)!;
         if (Number(row.id) === Number(items[i].current?.id)) continue; // a record keeps its own value
+        if (inserted?.has(Number(row.id))) continue; // an item of this request, not yet refused
         add(
           i,
           field.name,
@@ -484,6 +493,8 @@ export class RecordWriter {
         ` VALUES (${placeholders(names.length)})`,
       Object.values(row),
     );
+    const inserted = this.insertedBy.get(tx) ?? new Set<number>();
+    this.insertedBy.set(tx, inserted.add(Number(insertId)));
     for (const relation of this.relations) {
       if (values[relation.writeAs!] !== undefined)
         await this.link(tx, relation, insertId, values[relation.writeAs!]);
