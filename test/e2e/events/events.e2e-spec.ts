@@ -276,6 +276,14 @@ describe('change feed', () => {
     expect(gone.body).toEqual({
       message: `The events after ${after.purgedThrough - 1} are no longer kept (EVENTS_RETENTION); start again from 0.`,
     });
+    // A browser gets the page of a 410 with its reason phrase, as of any other status.
+    const page = await t
+      .http()
+      .get(`/api/events?after=${after.purgedThrough - 1}`)
+      .set('Accept', 'text/html');
+    expect(page.status).toBe(410);
+    expect(page.text).toContain('<title>410 Gone · Record collections</title>');
+    expect(page.text).toContain('<h2 id="error-h">410 Gone</h2>');
     const kept = await t.http().get(`/api/events?after=${after.purgedThrough}`);
     expect(kept.status).toBe(200);
     const fromZero = await t.http().get('/api/events?after=0');
@@ -289,4 +297,5 @@ describe('change feed', () => {
     expect((await t.http().get('/api/demo/marbles/events')).status).toBe(200);
     expect((await t.http().get('/api/plain/movies/events')).status).toBe(200);
   });
+
 });
