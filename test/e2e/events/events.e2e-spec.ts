@@ -298,4 +298,21 @@ describe('change feed', () => {
     expect((await t.http().get('/api/plain/movies/events')).status).toBe(200);
   });
 
+  it("should name the feed's own methods in Allow, not a record's", async () => {
+    for (const path of ['/api/demo/marbles/events', '/api/plain/movies/events', '/api/events']) {
+      const options = await t.http().options(path);
+      expect({ path, status: options.status, allow: options.headers.allow }).toEqual({
+        path,
+        status: 204,
+        allow: 'GET, HEAD, OPTIONS',
+      });
+      const post = await t.http().post(path).send({});
+      expect({ path, status: post.status, allow: post.headers.allow, body: post.body }).toEqual({
+        path,
+        status: 405,
+        allow: 'GET, HEAD, OPTIONS',
+        body: { message: 'Method POST is not allowed here; allowed: GET, HEAD, OPTIONS.' },
+      });
+    }
+  });
 });
