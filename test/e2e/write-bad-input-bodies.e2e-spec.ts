@@ -3,6 +3,7 @@
  * types and oversized bodies. Each answers the right 4xx, never 500, leaks nothing, and stores
  * nothing.
  */
+import { gzipSync } from 'node:zlib';
 import { useApp } from './harness';
 import { GENRES, USERS, marbleRow } from './fixtures';
 import {
@@ -206,6 +207,40 @@ describe('write: bad inputs', () => {
       const patch = await t.raw('patch', '/api/demo/marbles/1', 'text/plain', '{"name":"y"}');
       expectJson(patch, 415);
       expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should take a compressed body, and say what is wrong with a Content-Encoding', async () => {
+      const post = (encoding: string, body: Buffer) =>
+        t
+          .http()
+          .post(MARBLES)
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding)
+          // The bytes as they are (superagent would send a Buffer under a JSON type as JSON).
+          .serialize((bytes: unknown) => bytes as string)
+          .send(body);
+      const plain = Buffer.from('{"name":"Squeezed"}');
+      expectJson(await post('gzip', gzipSync(plain)), 201);
+      expectError(await post('gzip', plain), 400, {
+        message:
+          'Request body is not gzip data, as its Content-Encoding says; send it compressed that ' +
+          'way, or without Content-Encoding.',
+      });
+      expectError(await post('br', plain), 400, {
+        message:
+          'Request body is not br data, as its Content-Encoding says; send it compressed that ' +
+          'way, or without Content-Encoding.',
+      });
+      expectError(await post('zstd', plain), 415, {
+        message:
+          'Content encoding is not supported; send the body as it is, or compressed with gzip, ' +
+          'deflate or br.',
+      });
+      expect((await t.stored('marbles')).map((r) => r.name)).toEqual(['Amber', 'Squeezed']);
+      await t
+        .http()
+        .delete(MARBLES)
+        .send([(await t.stored('marbles'))[1].id]);
     });
 
     it('should accept JSON with a charset and vendor +json types', async () => {
