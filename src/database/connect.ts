@@ -66,6 +66,12 @@ async function firstNode(
   }
 }
 
+/** What to do about a permanent failure, where the driver's words do not say it. */
+const HINTS: Record<string, string> = {
+  ER_BAD_DB_ERROR:
+    '; create it first (CREATE DATABASE): the service creates nothing outside its database',
+};
+
 function reasonOf(error: unknown): string {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
@@ -131,7 +137,9 @@ export async function connectDatabase(
       const reason = reasonOf(error);
       const wait = Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), LONGEST_PAUSE_MS);
       if (!TRANSIENT.has(errorCode(error))) {
-        throw new DatabaseStartError(`DATABASE_URL ${shown} cannot be used: ${reason}`);
+        throw new DatabaseStartError(
+          `DATABASE_URL ${shown} cannot be used: ${reason}${HINTS[errorCode(error)] ?? ''}`,
+        );
       }
       if (Date.now() + wait - started > GIVE_UP_AFTER_MS) {
         throw new DatabaseStartError(

@@ -3,6 +3,7 @@
  * types and oversized bodies. Each answers the right 4xx, never 500, leaks nothing, and stores
  * nothing.
  */
+import { gzipSync } from 'node:zlib';
 import { useApp } from './harness';
 import { GENRES, USERS, marbleRow } from './fixtures';
 import {
@@ -24,7 +25,17 @@ const MALFORMED_JSON: [string, string][] = [
   ['{\n  "name": "x",\n  "price": 1.}', 'unexpected "}" at line 3, column 14'],
   ['{"name": "a\\qb"}', 'bad escape in string at line 1, column 13'],
 ];
-const MALFORMED_XML = 'Malformed XML in request body.';
+/** Malformed XML bodies and the error each gets: what is wrong, and where (as for JSON). */
+const MALFORMED_XML: [string, string][] = [
+  ['<marble><name>x</marble>', 'unexpected close tag at line 1, column 24'],
+  ['<marble><name>x</name>', 'unclosed root tag at line 1, column 22'],
+  ['{"name": "x"}', 'non-whitespace before first tag at line 1, column 1'],
+  ['<marble><name>&undefined;</name></marble>', 'invalid character entity at line 1, column 25'],
+  ['<marble><name>a</name></marble><marble/>', '2 root elements, where a body has one'],
+  ['<marble><name>&#xD800;</name></marble>', 'invalid character entity at line 1, column 22'],
+  ['<marble>\n  <name>x</nam>\n</marble>', 'unexpected close tag at line 2, column 15'],
+  ['<!-- a comment -->', 'no element'],
+];
 const DTD_REFUSED = 'Malformed XML: DTDs are not allowed.';
 const TOO_LARGE = 'Request body is larger than 1048576 bytes.';
 
@@ -67,23 +78,19 @@ describe('write: bad inputs', () => {
       expect(await t.stored('movies')).toEqual([]);
     });
 
-    it('should answer 400 to malformed XML, storing nothing', async () => {
-      const bodies = [
-        '<marble><name>x</marble>',
-        '<marble><name>x</name>',
-        '{"name": "x"}',
-        '<marble><name>&undefined;</name></marble>',
-        '<marble><name>a</name></marble><marble/>',
-        '<marble><name>&#xD800;</name></marble>',
-      ];
+    it('should answer 400 to malformed XML, saying what is wrong and where, storing nothing', async () => {
       const answers = [];
-      for (const body of bodies) {
+      for (const [body] of MALFORMED_XML) {
         const res = await postXml(body);
         expectNoLeak(res);
         answers.push({ body, status: res.status, response: res.body });
       }
       expect(answers).toEqual(
-        bodies.map((body) => ({ body, status: 400, response: { message: MALFORMED_XML } })),
+        MALFORMED_XML.map(([body, where]) => ({
+          body,
+          status: 400,
+          response: { message: `Malformed XML in request body: ${where}.` },
+        })),
       );
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
@@ -200,6 +207,40 @@ describe('write: bad inputs', () => {
       const patch = await t.raw('patch', '/api/demo/marbles/1', 'text/plain', '{"name":"y"}');
       expectJson(patch, 415);
       expect(await t.stored('marbles')).toEqual([AMBER]);
+    });
+
+    it('should take a compressed body, and say what is wrong with a Content-Encoding', async () => {
+      const post = (encoding: string, body: Buffer) =>
+        t
+          .http()
+          .post(MARBLES)
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding)
+          // The bytes as they are (superagent would send a Buffer under a JSON type as JSON).
+          .serialize((bytes: unknown) => bytes as string)
+          .send(body);
+      const plain = Buffer.from('{"name":"Squeezed"}');
+      expectJson(await post('gzip', gzipSync(plain)), 201);
+      expectError(await post('gzip', plain), 400, {
+        message:
+          'Request body is not gzip data, as its Content-Encoding says; send it compressed that ' +
+          'way, or without Content-Encoding.',
+      });
+      expectError(await post('br', plain), 400, {
+        message:
+          'Request body is not br data, as its Content-Encoding says; send it compressed that ' +
+          'way, or without Content-Encoding.',
+      });
+      expectError(await post('zstd', plain), 415, {
+        message:
+          'Content encoding is not supported; send the body as it is, or compressed with gzip, ' +
+          'deflate or br.',
+      });
+      expect((await t.stored('marbles')).map((r) => r.name)).toEqual(['Amber', 'Squeezed']);
+      await t
+        .http()
+        .delete(MARBLES)
+        .send([(await t.stored('marbles'))[1].id]);
     });
 
     it('should accept JSON with a charset and vendor +json types', async () => {

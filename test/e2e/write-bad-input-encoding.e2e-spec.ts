@@ -161,7 +161,9 @@ describe('write: bodies that are not the text they claim', () => {
     expect(bulk.body.message).toBe(BULK_INVALID);
     // In XML, a reference to such a character is not well-formed at all.
     const reference = await t.raw('post', MARBLES, XML_BODY, '<marble><name>&#1;</name></marble>');
-    expectError(reference, 400, { message: 'Malformed XML in request body.' });
+    expectError(reference, 400, {
+      message: 'Malformed XML in request body: invalid character entity at line 1, column 18.',
+    });
     expect(await t.stored('marbles')).toEqual([AMBER]);
   });
 

@@ -151,7 +151,8 @@ describe('write: marble actions and concurrency', () => {
           status: 400,
           message: VALIDATION_FAILED,
           price_errors: expect.arrayContaining([
-            'Must be a decimal number with at most 2 decimal places.',
+            'Must be a decimal number in plain digits, such as 12.5 (no exponent, comma or ' +
+              'spaces), with at most 2 decimal places.',
           ]),
         })),
       );

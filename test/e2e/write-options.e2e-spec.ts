@@ -272,5 +272,25 @@ describe('write: OPTIONS and 405', () => {
         });
       }
     });
+
+    it("should name a probe's own methods, not a record's (/ping is no record id)", async () => {
+      for (const path of ['/api/demo/emails/ping', '/api/demo/phone_numbers/child_ping']) {
+        const options = await t.http().options(path);
+        const post = await t.http().post(path).send({});
+        expect({
+          path,
+          options: [options.status, options.headers.allow],
+          post: [post.status, post.headers.allow, post.body],
+        }).toEqual({
+          path,
+          options: [204, 'GET, HEAD, OPTIONS'],
+          post: [
+            405,
+            'GET, HEAD, OPTIONS',
+            { message: 'Method POST is not allowed here; allowed: GET, HEAD, OPTIONS.' },
+          ],
+        });
+      }
+    });
   });
 });

@@ -153,7 +153,18 @@ describe('write: preconditions (ETag, If-Match)', () => {
       const selected = await etagOf(t, '/api/demo/marbles/7?fields=name');
       expect(selected).toMatch(/^"7\.1-[0-9a-f]+"$/);
       const other = await t.http().delete('/api/demo/marbles/7').set('If-Match', '"2.1"');
-      expectError(other, 412, { message: STALE(7) });
+      expectError(other, 412, {
+        message:
+          'If-Match names no version of Marble 7 ("2.1"; its tags are "7.<version>"): send the ' +
+          'ETag a response for Marble 7 gave; nothing was changed.',
+      });
+      // A tag that is no record's at all says the same, and so does a PATCH.
+      const opaque = await t.http().patch('/api/demo/marbles/7').set('If-Match', '"v1"').send({});
+      expectError(opaque, 412, {
+        message:
+          'If-Match names no version of Marble 7 ("v1"; its tags are "7.<version>"): send the ' +
+          'ETag a response for Marble 7 gave; nothing was changed.',
+      });
       const res = await t.http().delete('/api/demo/marbles/7').set('If-Match', selected);
       expect(res.status).toBe(204);
       expect(await t.stored('marbles')).toEqual([]);

@@ -63,8 +63,9 @@ const RECORD_TAG = /^"(\d+)\.(\d+)(?:-[0-9a-f]+)?"$/;
 
 /**
  * Why a record at `version` does not meet `condition`, in the most helpful words: If-Match
- * sent only weak tags (which never match), or names a version of the record it has not reached
- * (a tag from the future), or else names a version the record has changed since.
+ * sent only weak tags (which never match), or no tag of this record (another record's, or one of
+ * no record), or names a version of the record it has not reached (a tag from the future), or
+ * else names a version the record has changed since.
  */
 export function preconditionFailure(
   label: string,
@@ -78,6 +79,14 @@ export function preconditionFailure(
         'precondition-failed',
         `If-Match sends only weak entity tags (${condition.join(', ')}), which never match: ` +
           `send the ETag of ${label} ${id} as a response gave it, without W/; nothing was changed.`,
+      );
+    }
+    const strong = condition.filter((t) => !t.startsWith('W/'));
+    if (!strong.some((t) => Number(RECORD_TAG.exec(t)?.[1]) === id)) {
+      return new RecordError(
+        'precondition-failed',
+        `If-Match names no version of ${label} ${id} (${strong.join(', ')}; its tags are ` +
+          `"${id}.<version>"): send the ETag a response for ${label} ${id} gave; nothing was changed.`,
       );
     }
     const ahead = condition

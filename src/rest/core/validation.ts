@@ -98,6 +98,18 @@ function decimalWithin(field: ScalarField): Decorator {
     });
 }
 
+/**
+ * Why a value is no decimal of the field: too many decimal places for one written in digits
+ * (`1.234`), else its form (`1e2`, `12,50`, ` 5`, `abc`), with an example of the right one.
+ */
+function decimalFormMessage(value: unknown, scale: number): string {
+  const places = `at most ${scale} decimal places`;
+  if (typeof value === 'string' && /^-?\d+\.\d+$/.test(value)) {
+    return `Must be a decimal number with ${places}.`;
+  }
+  return `Must be a decimal number in plain digits, such as 12.5 (no exponent, comma or spaces), with ${places}.`;
+}
+
 function validators(field: WritableField): Decorator[] {
   if (field.kind === 'collection') {
     return [
@@ -123,7 +135,7 @@ function validators(field: WritableField): Decorator[] {
     case 'decimal':
       return [
         Matches(decimalPattern(field.scale ?? 2), {
-          message: `Must be a decimal number with at most ${field.scale ?? 2} decimal places.`,
+          message: (args: ValidationArguments) => decimalFormMessage(args.value, field.scale ?? 2),
         }),
         decimalWithin(field),
       ];

@@ -54,7 +54,9 @@ export async function parseXml(text: string): Promise<unknown> {
   if (roots === TOO_MANY) {
     throw RecordError.invalid(`XML body has more than ${XML_MAX_ELEMENTS} elements.`);
   }
-  if (roots !== 1) throw RecordError.invalid('Malformed XML in request body.');
+  if (typeof roots === 'string') throw malformed(roots);
+  if (roots === 0) throw malformed('no element');
+  if (roots > 1) throw malformed(`${roots} root elements, where a body has one`);
   let document: Record<string, XmlNode>;
   try {
     document = await parseStringPromise(text, {
@@ -63,11 +65,11 @@ export async function parseXml(text: string): Promise<unknown> {
       explicitCharkey: true,
       strict: true,
     });
-  } catch {
-    throw RecordError.invalid('Malformed XML in request body.');
+  } catch (error) {
+    throw malformed(error instanceof Error ? saxProblem(error) : undefined);
   }
   const root = document && Object.values(document)[0];
-  if (!root) throw RecordError.invalid('Malformed XML in request body.');
+  if (!root) throw malformed('no element');
   // The root element only frames the document: `<marble>…</marble>` and `<hash>…</hash>` both hold
   // a record; `<hash><marble>…</marble></hash>` is the wrapped form, like `{"marble": {…}}`.
   const empty = !root.$$?.length && !root.$?.type && root.$?.nil !== 'true';
@@ -114,12 +116,28 @@ class Limit {
   constructor(readonly code: number) {}
 }
 
+/** The 400 of a body that is not well-formed, with what is wrong and where when known. */
+function malformed(problem: string | undefined): RecordError {
+  return RecordError.invalid(`Malformed XML in request body${problem ? `: ${problem}` : ''}.`);
+}
+
 /**
- * How many top-level elements the document has (-1 if it is not well-formed, TOO_DEEP or
- * TOO_MANY past the limits, found while streaming: the rest is never read). xml2js keeps the
+ * What sax found wrong, in the words of the JSON body's errors: `unexpected close tag at line 1,
+ * column 21` from its "Unexpected close tag\nLine: 0\nColumn: 21\nChar: >" (lines counted from 0).
+ */
+function saxProblem(error: Error): string | undefined {
+  const match = /^([^\n]+?)\.?\nLine: (\d+)\nColumn: (\d+)/.exec(error.message);
+  if (!match) return undefined;
+  const what = match[1].charAt(0).toLowerCase() + match[1].slice(1);
+  return `${what} at line ${Number(match[2]) + 1}, column ${match[3]}`;
+}
+
+/**
+ * How many top-level elements the document has (what is wrong, if it is not well-formed; TOO_DEEP
+ * or TOO_MANY past the limits, found while streaming: the rest is never read). xml2js keeps the
  * first root and drops the rest, so a second root would otherwise pass unnoticed.
  */
-function rootElements(text: string): number {
+function rootElements(text: string): number | string {
   const parser = sax.parser(true);
   let depth = 0;
   let roots = 0;
@@ -138,7 +156,8 @@ function rootElements(text: string): number {
   try {
     parser.write(text).close();
   } catch (error) {
-    return error instanceof Limit ? error.code : -1;
+    if (error instanceof Limit) return error.code;
+    return (error instanceof Error && saxProblem(error)) || 'not well-formed';
   }
   return roots;
 }

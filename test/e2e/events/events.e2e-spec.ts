@@ -277,6 +277,14 @@ describe('change feed', () => {
     expect(gone.body).toEqual({
       message: `The events after ${after.purgedThrough - 1} are no longer kept (EVENTS_RETENTION); start again from 0.`,
     });
+    // A browser gets the page of a 410 with its reason phrase, as of any other status.
+    const page = await t
+      .http()
+      .get(`/api/events?after=${after.purgedThrough - 1}`)
+      .set('Accept', 'text/html');
+    expect(page.status).toBe(410);
+    expect(page.text).toContain('<title>410 Gone · Record collections</title>');
+    expect(page.text).toContain('<h2 id="error-h">410 Gone</h2>');
     const kept = await t.http().get(`/api/events?after=${after.purgedThrough}`);
     expect(kept.status).toBe(200);
     const fromZero = await t.http().get('/api/events?after=0');
@@ -289,5 +297,23 @@ describe('change feed', () => {
     expect(res.status).toBe(200);
     expect((await t.http().get('/api/demo/marbles/events')).status).toBe(200);
     expect((await t.http().get('/api/plain/movies/events')).status).toBe(200);
+  });
+
+  it("should name the feed's own methods in Allow, not a record's", async () => {
+    for (const path of ['/api/demo/marbles/events', '/api/plain/movies/events', '/api/events']) {
+      const options = await t.http().options(path);
+      expect({ path, status: options.status, allow: options.headers.allow }).toEqual({
+        path,
+        status: 204,
+        allow: 'GET, HEAD, OPTIONS',
+      });
+      const post = await t.http().post(path).send({});
+      expect({ path, status: post.status, allow: post.headers.allow, body: post.body }).toEqual({
+        path,
+        status: 405,
+        allow: 'GET, HEAD, OPTIONS',
+        body: { message: 'Method POST is not allowed here; allowed: GET, HEAD, OPTIONS.' },
+      });
+    }
   });
 });

@@ -67,7 +67,8 @@ describe('a DATABASE_URL that cannot work', () => {
         level: 60,
         msg: expect.stringMatching(
           new RegExp(
-            `^DATABASE_URL mysql://\\S+/${missing} cannot be used: ER_BAD_DB_ERROR: Unknown database '${missing}'$`,
+            `^DATABASE_URL mysql://\\S+/${missing} cannot be used: ER_BAD_DB_ERROR: Unknown database '${missing}'; ` +
+              'create it first \\(CREATE DATABASE\\): the service creates nothing outside its database$',
           ),
         ),
       }),

@@ -2,6 +2,7 @@
  * What every part of a browsable page knows: how the page was asked for, the request and response
  * around it, the static files, and the shapes of the data the renderer hands over.
  */
+import { STATUS_CODES } from 'node:http';
 import { Page } from '../../core/paginator';
 import { ScalarType } from '../../core/fields';
 import { ResourceDefinition } from '../../core/resource';
@@ -81,8 +82,12 @@ const REASONS: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/**
+ * `410 Gone`: the reason phrase from the table above (the same words on every Node line), else
+ * Node's own (`http.STATUS_CODES`), so that no status the service sends has a bare number.
+ */
 export function statusLine(status: number): string {
-  return `${status} ${REASONS[status] ?? ''}`.trim();
+  return `${status} ${REASONS[status] ?? STATUS_CODES[status] ?? ''}`.trim();
 }
 
 /** What a result page shows, as the renderer sorted it out. */

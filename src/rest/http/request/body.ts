@@ -89,15 +89,26 @@ function acceptCharset(charset: string): void {
   throw new ApiError(415, `Character set "${printable(charset)}" is not supported; send UTF-8.`);
 }
 
+/** What Express's body reader inflates (`Content-Encoding`), besides none (`identity`). */
+const CONTENT_ENCODINGS = 'gzip, deflate or br';
+
 const STATUS_BY_TYPE: Record<string, [number, string]> = {
   'entity.too.large': [413, `Request body is larger than ${BODY_LIMIT} bytes.`],
-  'encoding.unsupported': [415, 'Content encoding is not supported.'],
+  'encoding.unsupported': [
+    415,
+    `Content encoding is not supported; send the body as it is, or compressed with ${CONTENT_ENCODINGS}.`,
+  ],
   'request.aborted': [400, 'Request body was cut short.'],
   'request.size.invalid': [400, 'Request body does not match its Content-Length.'],
 };
 
+/** A zlib error (gzip, deflate: `Z_DATA_ERROR`; brotli: `ERR__ERROR_FORMAT_…`) of the inflation. */
+function inflateFailed(error: unknown): boolean {
+  return /^(Z_|ERR__ERROR_)/.test(String((error as { code?: unknown }).code));
+}
+
 /** Express error handler for the parsers above; errors raised in routes go to Nest's filter. */
-function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunction) {
+function bodyErrors(error: unknown, req: Request, res: Response, next: NextFunction) {
   if (res.headersSent) return next(error);
   let status = 400;
   let message = 'Request body could not be read.';
@@ -107,6 +118,12 @@ function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunc
   } else if (error instanceof RecordError) {
     status = statusOf(error);
     message = error.message;
+  } else if (inflateFailed(error)) {
+    // zlib could not inflate it: the bytes are not what Content-Encoding says they are.
+    const encoding = printable(String(req.headers['content-encoding'] ?? ''));
+    message =
+      `Request body is not ${encoding} data, as its Content-Encoding says; send it compressed ` +
+      'that way, or without Content-Encoding.';
   } else {
     const known = STATUS_BY_TYPE[(error as { type?: string }).type ?? ''];
     if (known) [status, message] = known;

@@ -21,11 +21,16 @@ export function isRead(method: string): boolean {
  */
 export function allowedMethods(req: Request): string[] {
   const stack = (req.app as unknown as { router: { stack: RouteLayer[] } }).router.stack;
+  // Wildcard routes are middleware bound to every path (request-scoped logging), not endpoints.
+  const routes = stack.filter(
+    (layer) => layer.route && !layer.route.path.includes('*') && layer.match(req.path),
+  );
+  // A path a route names word for word (`/api/demo/marbles/events`) is that route's alone, not
+  // also a record's (`/api/demo/marbles/:id` matches it too): its methods are the literal ones.
+  const literal = routes.filter((layer) => !layer.route!.path.includes(':'));
   const methods = new Set<string>();
-  for (const layer of stack) {
-    // Wildcard routes are middleware bound to every path (request-scoped logging), not endpoints.
-    if (!layer.route || layer.route.path.includes('*') || !layer.match(req.path)) continue;
-    for (const [method, on] of Object.entries(layer.route.methods)) {
+  for (const layer of literal.length > 0 ? literal : routes) {
+    for (const [method, on] of Object.entries(layer.route!.methods)) {
       if (on && method !== '_all') methods.add(method.toUpperCase());
     }
   }
