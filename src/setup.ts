@@ -19,6 +19,7 @@ import { negotiateFormat } from './rest/http/request/format';
 import { checkHost } from './rest/http/request/public-origin';
 import { readRequestTarget, takeOriginForm } from './rest/http/request/request-target';
 import { readYourWrites } from './rest/http/request/read-your-writes';
+import { refuseUnservedWrites } from './rest/http/request/unserved-writes';
 import { AccessControl } from './rest/http/auth/access-control';
 import { describeAccess } from './rest/http/auth/openapi-security';
 import { RateLimiter } from './rest/http/rate-limit/rate-limiter';
@@ -107,6 +108,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   if (access) app.use(access.identify(limiter !== null));
   if (limiter) app.use(limiter.middleware());
   if (access) app.use(access.enforce());
+  app.use(refuseUnservedWrites);
   app.use(bodyParsers());
   if (observability.tracer) app.use(resumeSpan(observability.tracer));
   // With read replicas: a client's reads go to the primary just after its writes. On a Galera
