@@ -17,6 +17,7 @@ import { serveAssets } from './rest/http/browsable/html-assets';
 import { BrowsablePages } from './rest/http/browsable/html-page';
 import { negotiateFormat } from './rest/http/request/format';
 import { checkHost } from './rest/http/request/public-origin';
+import { checkPercentEncoding } from './rest/http/request/percent-encoding';
 import { readRequestTarget, takeOriginForm } from './rest/http/request/request-target';
 import { readYourWrites } from './rest/http/request/read-your-writes';
 import { refuseUnservedWrites } from './rest/http/request/unserved-writes';
@@ -82,6 +83,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.use(negotiate);
   // Before anything builds a link: the origin of links, or 400 for a host not allowed.
   app.use(checkHost(config));
+  // Before routing: a path or query that is not percent-encoded UTF-8.
+  app.use(checkPercentEncoding);
   const compress = compression({ threshold: 1024 });
   // Most API clients ask for no encoding: they skip the compression wrapper altogether.
   app.use((req: Request, res: Response, next: NextFunction) =>
