@@ -108,8 +108,7 @@ describe('write: bulk create and update_all', () => {
           [[{ id: 1 }, { id: 1 }], 'items 1 and 2 have the same id 1'],
           [
             [{ id: 0 }, { id: 2 }, {}, { id: 2 }],
-            'item 1 has id 0; item 3 has no id; ' +
-              'items 2 and 4 have the same id 2',
+            'item 1 has id 0; item 3 has no id; ' + 'items 2 and 4 have the same id 2',
           ],
         ] as const) {
           const { res } = await t.send(method, '/api/demo/marbles', body);
