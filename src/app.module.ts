@@ -166,6 +166,7 @@ export class AppModule {
           collections.map((c) => c.declaration),
           {
             livePages: config.browsableApi && !config.auth.readsRequired,
+            strictQuery: config.strictQuery,
             timing: {
               heartbeatMs: config.events.heartbeatMs,
               maxUnsent: config.events.maxUnsentBytes,

@@ -17,8 +17,10 @@ import { serveAssets } from './rest/http/browsable/html-assets';
 import { BrowsablePages } from './rest/http/browsable/html-page';
 import { negotiateFormat } from './rest/http/request/format';
 import { checkHost } from './rest/http/request/public-origin';
+import { checkPercentEncoding } from './rest/http/request/percent-encoding';
 import { readRequestTarget, takeOriginForm } from './rest/http/request/request-target';
 import { readYourWrites } from './rest/http/request/read-your-writes';
+import { refuseUnservedWrites } from './rest/http/request/unserved-writes';
 import { AccessControl } from './rest/http/auth/access-control';
 import { describeAccess } from './rest/http/auth/openapi-security';
 import { RateLimiter } from './rest/http/rate-limit/rate-limiter';
@@ -81,6 +83,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.use(negotiate);
   // Before anything builds a link: the origin of links, or 400 for a host not allowed.
   app.use(checkHost(config));
+  // Before routing: a path or query that is not percent-encoded UTF-8.
+  app.use(checkPercentEncoding);
   const compress = compression({ threshold: 1024 });
   // Most API clients ask for no encoding: they skip the compression wrapper altogether.
   app.use((req: Request, res: Response, next: NextFunction) =>
@@ -107,6 +111,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   if (access) app.use(access.identify(limiter !== null));
   if (limiter) app.use(limiter.middleware());
   if (access) app.use(access.enforce());
+  app.use(refuseUnservedWrites);
   app.use(bodyParsers());
   if (observability.tracer) app.use(resumeSpan(observability.tracer));
   // With read replicas: a client's reads go to the primary just after its writes. On a Galera

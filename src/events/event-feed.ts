@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { UnknownQueryError } from '../rest/core/list-query';
 import { ShapelessBody } from '../rest/core/render';
 import { ApiError } from '../rest/http/response/api-error';
 import { renderResult } from '../rest/http/response/renderers';
@@ -21,9 +22,12 @@ export class EventFeed {
     /** The plural names of the collections served. */
     private readonly names: readonly string[],
     private readonly draining: () => boolean,
+    /** STRICT_QUERY: a query parameter the feed does not take is a 400, as on a list. */
+    private readonly strict = false,
   ) {}
 
   async serve(req: Request, res: Response, only?: string): Promise<void> {
+    if (this.strict) refuseUnknown(req, only ? FEED_PARAMS : [...FEED_PARAMS, 'collections']);
     const collections = only ? [only] : this.collectionsOf(req);
     const lastEventId = req.headers['last-event-id'];
     const raw = typeof lastEventId === 'string' ? lastEventId : single(req, 'after');
@@ -97,6 +101,19 @@ export class EventFeed {
     }
     return limit;
   }
+}
+
+/** What a feed's query may hold: the cursor, the page's size and the format. */
+const FEED_PARAMS = ['after', 'limit', 'format'];
+
+/** With STRICT_QUERY: a 400 naming each parameter the feed does not take, in a list's words. */
+function refuseUnknown(req: Request, known: string[]): void {
+  const unknown = Object.keys(req.query as Record<string, unknown>).filter(
+    (name) => !known.includes(name),
+  );
+  if (unknown.length === 0) return;
+  const takes = `Unknown parameter; the feed takes: ${known.join(', ')}.`;
+  throw new UnknownQueryError(Object.fromEntries(unknown.map((name) => [name, [takes]])));
 }
 
 /** A query parameter's value (the last, when repeated). */

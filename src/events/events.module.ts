@@ -97,11 +97,16 @@ export class EventsModule
   /**
    * `livePages`: the browsable pages are served and readable without a token, so the live notice
    * of list and record pages can stream the feed (an EventSource sends no Authorization header).
+   * `strictQuery` (STRICT_QUERY): a query parameter the feed does not take is a 400.
    */
   static forRoot(
     config: EventsConfig,
     collections: readonly ResourceDefinition[],
-    { livePages = false, timing = {} }: { livePages?: boolean; timing?: Partial<EventTiming> } = {},
+    {
+      livePages = false,
+      timing = {},
+      strictQuery = false,
+    }: { livePages?: boolean; timing?: Partial<EventTiming>; strictQuery?: boolean } = {},
   ): DynamicModule {
     const options: EventsOptions = {
       config,
@@ -128,7 +133,7 @@ export class EventsModule
           provide: EventFeed,
           inject: [EventsRuntime, Lifecycle],
           useFactory: (runtime: EventsRuntime, lifecycle: Lifecycle) =>
-            new EventFeed(runtime.store, runtime.hub, names, () => lifecycle.draining),
+            new EventFeed(runtime.store, runtime.hub, names, () => lifecycle.draining, strictQuery),
         },
       ],
       exports: [EventsRuntime],

@@ -4,12 +4,14 @@ import { CollectionController } from '../rest/http/collection.controller';
 import { Operation, action } from '../rest/http/openapi/openapi';
 import { inputSchema } from '../rest/http/openapi/openapi-schemas';
 import { RecordIdPipe } from '../rest/http/record-id.pipe';
+import { XmlRootPipe } from '../rest/http/xml-root.pipe';
 import { Conditional, IfMatch } from '../rest/http/safe-writes/safe-writes';
 import { Precondition } from '../rest/core/preconditions';
 import { MARBLES } from './marbles.resource';
 import { MarblesService } from './marbles.service';
 
 const MarbleId = new RecordIdPipe(MARBLES);
+const MarbleRoot = new XmlRootPipe(MARBLES);
 
 @Controller(MARBLES.path)
 export class MarblesController extends CollectionController(MARBLES) {
@@ -42,7 +44,7 @@ export class MarblesController extends CollectionController(MARBLES) {
   @Conditional()
   adjustPrice(
     @Param('id', MarbleId) id: number,
-    @Body() body: unknown,
+    @Body(MarbleRoot) body: unknown,
     @IfMatch() condition?: Precondition,
   ) {
     return this.marbles.adjustPrice(id, body, condition);

@@ -2,7 +2,7 @@
  * Errors of the read side: 404 for missing records, ids that are not positive integers and unknown
  * routes; 405 with Allow for a known path and a method it does not serve.
  */
-import type { Response } from 'supertest';
+import request, { type Response } from 'supertest';
 import { useApp } from './harness';
 import { ONE_OF_EACH, RECORD_PATHS } from './fixtures';
 import {
@@ -111,6 +111,35 @@ describe('read side: errors', () => {
       expect(zero.text).toBe(xmlMessage('Marble 0 not found.'));
     });
 
+    it("should answer an id that is not percent-encoded UTF-8 with the record's 404, in every format", async () => {
+      for (const [path, message] of [
+        ['/api/demo/marbles/%ff', 'Marble %ff not found.'],
+        ['/api/demo/emails/%E2%82', 'Email %E2%82 not found.'],
+        ['/api/plain/movies/%zz', 'Movie %zz not found.'],
+      ]) {
+        const res = await t.http().get(path);
+        expect({ path, status: res.status, body: res.body }).toEqual({
+          path,
+          status: 404,
+          body: { message },
+        });
+      }
+      const xml = await t.http().get('/api/demo/marbles/%ff.xml');
+      expectNegotiatedXml(xml, 404);
+      expect(xml.text).toBe(xmlMessage('Marble %ff not found.'));
+      // The page is no part of the OpenAPI document: asked without the contract check.
+      const page = await request(t.app.getHttpServer())
+        .get('/api/demo/marbles/%ff')
+        .set('Accept', 'text/html');
+      expect([page.status, page.headers['content-type']]).toEqual([
+        404,
+        'text/html; charset=utf-8',
+      ]);
+      expect(page.text).toContain('Marble %ff not found.');
+      const write = await t.http().delete('/api/demo/marbles/%ff');
+      expect([write.status, write.body]).toEqual([404, { message: 'Marble %ff not found.' }]);
+    });
+
     it('should answer 404 or 405 for a movie probe route, which movies do not have', async () => {
       const res = await t.http().get('/api/plain/movies/ping');
       expect([404, 405]).toContain(res.status);
@@ -121,6 +150,46 @@ describe('read side: errors', () => {
     it('should answer 404 for a marble probe route, which marbles do not have', async () => {
       const res = await t.http().get('/api/demo/marbles/ping');
       expectMessage(res, 404);
+    });
+  });
+
+  describe('query parameters that are not percent-encoded UTF-8', () => {
+    it('should answer 400 naming the parameter and the byte, as for a body', async () => {
+      for (const [query, message] of [
+        [
+          'name=%ff',
+          'Query parameter name is not valid percent-encoded UTF-8: byte 0xFF at offset 0 of its value.',
+        ],
+        [
+          'page=1&search=caf%C3',
+          'Query parameter search is not valid percent-encoded UTF-8: byte 0xC3 at offset 3 of its value.',
+        ],
+        [
+          'na%e9me=x',
+          'Query parameter na%e9me is not valid percent-encoded UTF-8: byte 0xE9 at offset 2 of its name.',
+        ],
+      ]) {
+        const res = await t.http().get(`/api/demo/marbles?${query}`);
+        expect({ query, status: res.status, body: res.body }).toEqual({
+          query,
+          status: 400,
+          body: { message },
+        });
+      }
+      const xml = await t.http().get('/api/demo/marbles.xml?name=%ff');
+      expectNegotiatedXml(xml, 400);
+      expect(xml.text).toBe(
+        xmlMessage(
+          'Query parameter name is not valid percent-encoded UTF-8: byte 0xFF at offset 0 of its value.',
+        ),
+      );
+    });
+
+    it('should read UTF-8 escapes, and a % that starts no escape as the character', async () => {
+      for (const query of ['name=caf%C3%A9', 'search=100%', 'search=a+b%20c']) {
+        const res = await t.http().get(`/api/demo/marbles?${query}`);
+        expect({ query, status: res.status }).toEqual({ query, status: 200 });
+      }
     });
   });
 

@@ -60,6 +60,13 @@ describe('unknown query parameters, by default', () => {
     expect(text.indexOf('class="ignored"')).toBeLessThan(text.indexOf('<table'));
   });
 
+  it('should ignore an ordering of "-" alone and a parameter a feed does not take', async () => {
+    const res = await t.http().get('/api/demo/marbles?ordering=-&only=id');
+    expect([res.status, res.body.results]).toEqual([200, [{ id: 1 }, { id: 2 }]]);
+    const feed = await t.http().get('/api/demo/marbles/events?colour=red');
+    expect(feed.status).toBe(200);
+  });
+
   it('should show no notice when every parameter is known', async () => {
     const res = await request(t.app.getHttpServer())
       .get(
@@ -88,6 +95,38 @@ describe('unknown query parameters with STRICT_QUERY=true', () => {
       'application/json; charset=utf-8',
       ['colour'],
     ]);
+  });
+
+  it('should refuse an ordering that names no field ("-" alone)', async () => {
+    for (const ordering of ['-', 'name,-', ' - ']) {
+      const res = await t.http().get(`/api/demo/marbles?ordering=${encodeURIComponent(ordering)}`);
+      expectError(res, 400, {
+        message: 'Unknown query parameters; nothing was read.',
+        errors: { ordering: [`"-" names no field; ordering takes: ${MARBLE_FIELDS}.`] },
+      });
+    }
+  });
+
+  it("should refuse a parameter a change feed does not take, naming the feed's", async () => {
+    for (const [path, takes] of [
+      ['/api/demo/marbles/events', 'after, limit, format'],
+      ['/api/plain/movies/events', 'after, limit, format'],
+      ['/api/events', 'after, limit, format, collections'],
+    ]) {
+      const res = await t.http().get(`${path}?colour=red&limit=5`);
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 400,
+        body: {
+          message: 'Unknown query parameters; nothing was read.',
+          errors: { colour: [`Unknown parameter; the feed takes: ${takes}.`] },
+        },
+      });
+      const known = await t.http().get(`${path}?after=0&limit=5&format=json`);
+      expect({ path, status: known.status }).toEqual({ path, status: 200 });
+    }
+    const all = await t.http().get('/api/events?collections=marbles');
+    expect(all.status).toBe(200);
   });
 
   it('should answer every known parameter as before', async () => {

@@ -111,6 +111,68 @@ describe('write: bad inputs', () => {
       expect(await t.stored('marbles')).toEqual([AMBER]);
     });
 
+    it('should refuse an XML root that names another collection, naming the roots to use', async () => {
+      const cases: [string, string, string, string][] = [
+        [
+          'post',
+          MARBLES,
+          '<phone><name>Jade</name></phone>',
+          'XML root element <phone> does not name a marble: send <marble> or <hash>.',
+        ],
+        [
+          'patch',
+          `${MARBLES}/1`,
+          '<phone-number><name>Jade</name></phone-number>',
+          'XML root element <phone-number> does not name a marble: send <marble> or <hash>.',
+        ],
+        [
+          'patch',
+          `${MARBLES}/1/adjust_price`,
+          '<email><price>3</price></email>',
+          'XML root element <email> does not name a marble: send <marble> or <hash>.',
+        ],
+        [
+          'post',
+          MARBLES,
+          '<phone-numbers type="array"><phone-number><name>J</name></phone-number></phone-numbers>',
+          'XML root element <phone-numbers> does not name marbles: send <marbles>, <objects> or ' +
+            '<hash> (with type="array").',
+        ],
+        [
+          'delete',
+          MARBLES,
+          '<emails type="array"><id type="integer">1</id></emails>',
+          'XML root element <emails> does not name marbles: send <marbles>, <ids>, <objects> or ' +
+            '<hash> (with type="array").',
+        ],
+        [
+          'post',
+          '/api/demo/phone_numbers',
+          '<marble><number>555</number><user-id type="integer">1</user-id></marble>',
+          'XML root element <marble> does not name a phone number: send <phone-number> or <hash>.',
+        ],
+      ];
+      for (const [method, path, body, message] of cases) {
+        const res = await t.raw(method as 'post', path, XML, body);
+        expect({ path, status: res.status, body: res.body }).toEqual({
+          path,
+          status: 400,
+          body: { message },
+        });
+      }
+      expect(await t.stored('marbles')).toEqual([AMBER]);
+      // The collection's own names, either spelling, and the generic roots are read.
+      for (const body of [
+        '<phone_number><number>555 0100</number><user-id type="integer">1</user-id></phone_number>',
+        '<phone-number><number>555 0101</number><user-id type="integer">1</user-id></phone-number>',
+        '<hash><number>555 0102</number><user-id type="integer">1</user-id></hash>',
+        '<objects type="array"><object><number>555 0103</number><user-id type="integer">1</user-id></object></objects>',
+      ]) {
+        const res = await t.raw('post', '/api/demo/phone_numbers', XML, body);
+        expect({ body, status: res.status }).toEqual({ body, status: 201 });
+      }
+    });
+
     it('should name every bad field of an XML body, as it does for the same JSON body', async () => {
       // Typed elements whose text does not fit their type, beside other bad fields.
       const xml = await postXml(

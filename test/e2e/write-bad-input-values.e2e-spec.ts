@@ -211,7 +211,9 @@ describe('write: bad inputs', () => {
       expectInvalid(infinite, { radius_mm: expect.arrayContaining(['Must be an integer.']) });
 
       expectError(await t.http().delete('/api/demo/marbles').send([99999999999]), 400, {
-        message: 'Bulk destroy requires an array of primary keys as input.',
+        message:
+          'Bulk destroy requires an array of primary keys as input. Ids must be positive ' +
+          'integers: item 1 is 99999999999.',
       });
       expectError(
         await t.request({
@@ -223,7 +225,7 @@ describe('write: bad inputs', () => {
         {
           message:
             'Bulk update requires an array of objects, each with the id of a record. Ids must be ' +
-            'positive integers, each once: the item at index 0 has id 100000000000000000000.',
+            'positive integers, each once: item 1 has id 100000000000000000000.',
         },
       );
       expectError(await t.http().patch('/api/demo/marbles/99999999999').send({ name: 'i' }), 404, {

@@ -161,7 +161,7 @@ describe('write: bulk create and update_all', () => {
     it('should refuse an array of things that are not objects', async () => {
       const { res } = await t.send('post', '/api/demo/marbles', [{ name: 'Ruby' }, 'Jade', 3]);
       expectError(res, 400, {
-        message: `${BULK_CREATE_SHAPE} The item at index 1 is not an object.`,
+        message: `${BULK_CREATE_SHAPE} Item 2 is not an object.`,
       });
       expect(await t.stored('marbles')).toEqual(MARBLES);
     });

@@ -103,13 +103,12 @@ describe('write: bulk create and update_all', () => {
 
       it(`should refuse items without a valid id via ${VERB}, changing nothing`, async () => {
         for (const [body, problems] of [
-          [[{ id: 1, price: '1' }, { name: 'No id' }], 'the item at index 1 has no id'],
-          [[{ id: 'one', price: '1' }], 'the item at index 0 has id "one"'],
-          [[{ id: 1 }, { id: 1 }], 'the items at index 0 and 1 have the same id 1'],
+          [[{ id: 1, price: '1' }, { name: 'No id' }], 'item 2 has no id'],
+          [[{ id: 'one', price: '1' }], 'item 1 has id "one"'],
+          [[{ id: 1 }, { id: 1 }], 'items 1 and 2 have the same id 1'],
           [
             [{ id: 0 }, { id: 2 }, {}, { id: 2 }],
-            'the item at index 0 has id 0; the item at index 2 has no id; ' +
-              'the items at index 1 and 3 have the same id 2',
+            'item 1 has id 0; item 3 has no id; ' + 'items 2 and 4 have the same id 2',
           ],
         ] as const) {
           const { res } = await t.send(method, '/api/demo/marbles', body);
@@ -119,7 +118,7 @@ describe('write: bulk create and update_all', () => {
         }
         const stray = await t.send(method, '/api/demo/marbles', [{ id: 1 }, 5]);
         expectError(stray.res, 400, {
-          message: `${BULK_UPDATE_SHAPE} The item at index 1 is not an object.`,
+          message: `${BULK_UPDATE_SHAPE} Item 2 is not an object.`,
         });
         expect(await t.stored('marbles')).toEqual(MARBLES);
       });

@@ -133,6 +133,8 @@ describe('write: create', () => {
         ['9999.99', '9999.99'],
         ['0.5', '0.5'],
         [12, '12.0'],
+        // A JSON number is read as the number it is, written with an exponent or not.
+        [1e3, '1000.0'],
       ].entries()) {
         const { res } = await t.send('post', PATH, { name: `Priced ${i}`, price: sent });
         expectJson(res, 201);
@@ -143,6 +145,7 @@ describe('write: create', () => {
         '9999.99',
         '0.5',
         '12.0',
+        '1000.0',
       ]);
     });
 

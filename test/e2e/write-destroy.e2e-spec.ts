@@ -179,17 +179,22 @@ describe('write: destroy', () => {
     });
 
     it('should refuse a body that is not an array of ids, deleting nothing', async () => {
-      const bodies: [string, string | object | undefined][] = [
-        ['an object', { ids: [1, 2] }],
-        ['a bare id', '1'],
-        ['no body', undefined],
-        ['ids that are not integers', ['one', 2]],
-        ['objects', [{ id: 1 }]],
+      const items = ' Ids must be positive integers: ';
+      const bodies: [string | object | undefined, string][] = [
+        [{ ids: [1, 2] }, BULK_DESTROY_SHAPE],
+        ['1', BULK_DESTROY_SHAPE],
+        [undefined, BULK_DESTROY_SHAPE],
+        [['one', 2], `${BULK_DESTROY_SHAPE}${items}item 1 is "one".`],
+        [
+          [2, 'x', 0, null],
+          `${BULK_DESTROY_SHAPE}${items}item 2 is "x"; item 3 is 0; item 4 is null.`,
+        ],
+        [[{ id: 1 }], `${BULK_DESTROY_SHAPE}${items}item 1 is {"id":1}.`],
       ];
-      for (const [, body] of bodies) {
+      for (const [body, message] of bodies) {
         const req = t.http().delete('/api/demo/marbles').set('Content-Type', 'application/json');
         const res = await (body === undefined ? req : req.send(body));
-        expectError(res, 400, { message: BULK_DESTROY_SHAPE });
+        expectError(res, 400, { message });
       }
       expect(await t.stored('marbles')).toHaveLength(3);
     });

@@ -12,6 +12,7 @@ import { firstNodeOf } from '../../scripts/test-database';
 import request, { type Response } from 'supertest';
 import { IdempotencyPurge } from '../sources';
 import { TestApp, useApp } from './harness';
+import { useRawHttp } from './raw-http';
 import { XML_TYPE, expectError, expectJson, expectNoLeak, expectXml } from './http';
 import {
   AMBER,
@@ -40,6 +41,8 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Pro
 
 describe('write: Idempotency-Key', () => {
   const t = useApp({ seedEach: SEED });
+  // Two headers of one name, which supertest cannot send.
+  const raw = useRawHttp(t);
 
   const post = (key: string, body: object, path = '/api/demo/marbles') =>
     t.http().post(path).set('Idempotency-Key', key).send(body);
@@ -207,6 +210,31 @@ describe('write: Idempotency-Key', () => {
       expectNoLeak(res);
     }
     expect(await count(t, 'marbles')).toBe(2);
+  });
+
+  it('should refuse two Idempotency-Key headers with 400 naming it, and run nothing', async () => {
+    const message = 'Request has more than one Idempotency-Key header; send one key per request.';
+    for (const line of ['POST /api/demo/marbles HTTP/1.1', 'PATCH /api/demo/marbles/1 HTTP/1.1']) {
+      const res = await raw.send(
+        line,
+        [
+          'Host: 127.0.0.1',
+          'Content-Type: application/json',
+          'Idempotency-Key: k-1',
+          'Idempotency-Key: k-2',
+        ],
+        '{"name":"Twice keyed"}',
+      );
+      expect({ line, status: res.status, body: JSON.parse(res.body) }).toEqual({
+        line,
+        status: 400,
+        body: { message },
+      });
+    }
+    expect(await count(t, 'marbles')).toBe(1);
+    expect((await t.stored('marbles')).map((m) => m.name)).not.toContain('Twice keyed');
+    // One header listing one key with a comma in it is one key.
+    expect((await post('k-1, k-2', { name: 'Comma key' })).status).toBe(201);
   });
 
   it('should refuse a malformed key with 400 in the negotiated format, and run nothing', async () => {

@@ -292,5 +292,33 @@ describe('write: OPTIONS and 405', () => {
         });
       }
     });
+
+    it("should refuse PUT, PATCH and DELETE on a feed or a probe with 405, not a record's 404", async () => {
+      const paths = [
+        '/api/demo/marbles/events',
+        '/api/plain/movies/events',
+        '/api/demo/emails/ping',
+        '/api/demo/phone_numbers/child_ping',
+      ];
+      for (const path of paths) {
+        for (const method of ['put', 'patch', 'delete'] as const) {
+          const res = await t.http()[method](path).send({ name: 'x' });
+          expect({ path, status: res.status, allow: res.headers.allow, body: res.body }).toEqual({
+            path,
+            status: 405,
+            allow: 'GET, HEAD, OPTIONS',
+            body: {
+              message: `Method ${method.toUpperCase()} is not allowed here; allowed: GET, HEAD, OPTIONS.`,
+            },
+          });
+        }
+      }
+      const xml = await t.http().delete('/api/demo/marbles/events.xml');
+      expectXml(xml, 405);
+      expect(xml.text).toBe(
+        '<?xml version="1.0" encoding="UTF-8"?>\n' +
+          '<hash><message>Method DELETE is not allowed here; allowed: GET, HEAD, OPTIONS.</message></hash>\n',
+      );
+    });
   });
 });

@@ -101,7 +101,10 @@ export function unknownParams(
   const ordering = last(params[ORDERING_PARAM]);
   for (const part of ordering?.split(',') ?? []) {
     const name = part.trim().replace(/^-/, '');
-    if (name !== '' && !paths.has(name))
+    // A descending sign with no field after it (`ordering=-`) names nothing: as unknown as a typo.
+    if (name === '' && part.trim() === '-')
+      (problems[ORDERING_PARAM] ??= []).push(`"-" names no field; ordering takes: ${fields}.`);
+    else if (name !== '' && !paths.has(name))
       (problems[ORDERING_PARAM] ??= []).push(`Unknown field "${name}"; ordering takes: ${fields}.`);
   }
   return problems;

@@ -73,7 +73,22 @@ export async function parseXml(text: string): Promise<unknown> {
   // The root element only frames the document: `<marble>…</marble>` and `<hash>…</hash>` both hold
   // a record; `<hash><marble>…</marble></hash>` is the wrapped form, like `{"marble": {…}}`.
   const empty = !root.$$?.length && !root.$?.type && root.$?.nil !== 'true';
-  return empty ? {} : fromXml(root);
+  const value = empty ? {} : fromXml(root);
+  // The root's name, for the route to check against its collection's (XmlRootPipe).
+  if (typeof value === 'object' && value !== null) {
+    Object.defineProperty(value, XML_ROOT, { value: root['#name'], enumerable: false });
+  }
+  return value;
+}
+
+/** Where a body read from XML keeps the name of its root element (not enumerable). */
+const XML_ROOT = Symbol('XML root element');
+
+/** The name of the root element of a body read from XML, or undefined for any other body. */
+export function xmlRootOf(body: unknown): string | undefined {
+  return typeof body === 'object' && body !== null
+    ? (body as { [XML_ROOT]?: string })[XML_ROOT]
+    : undefined;
 }
 
 /**

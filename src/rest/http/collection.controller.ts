@@ -23,6 +23,7 @@ import { ApiDocs } from './openapi/api-docs';
 import * as Doc from './openapi/openapi';
 import { Operation } from './openapi/openapi';
 import { RecordIdPipe } from './record-id.pipe';
+import { XmlRootPipe } from './xml-root.pipe';
 import { Streamed } from './response/render.interceptor';
 import { Resource } from './options/resource.decorator';
 import { REST_OPTIONS, RestOptions } from './options/rest-options';
@@ -41,6 +42,8 @@ const routeIf = (on: boolean, ...decorators: MethodDecorator[]) =>
  */
 export function CollectionController(resource: ResourceDefinition) {
   const Id = new RecordIdPipe(resource);
+  const Root = new XmlRootPipe(resource);
+  const IdsRoot = new XmlRootPipe(resource, { ids: true });
   const { bulk, probes } = resource;
 
   @Resource(resource)
@@ -64,22 +67,22 @@ export function CollectionController(resource: ResourceDefinition) {
     @Post()
     @Operation(bulk ? Doc.BULK_CREATE : Doc.CREATE)
     @Write()
-    create(@Body() body: unknown, @Query() query: QueryParams) {
+    create(@Body(Root) body: unknown, @Query() query: QueryParams) {
       return this.collection.create(body, query);
     }
 
     @routeIf(bulk, Put(), Operation(Doc.REPLACE_ALL), Write())
-    replaceAll(@Body() body: unknown, @Query() query: QueryParams) {
+    replaceAll(@Body(Root) body: unknown, @Query() query: QueryParams) {
       return this.collection.updateAll(body, query);
     }
 
     @routeIf(bulk, Patch(), Operation(Doc.UPDATE_ALL), Write())
-    updateAll(@Body() body: unknown, @Query() query: QueryParams) {
+    updateAll(@Body(Root) body: unknown, @Query() query: QueryParams) {
       return this.collection.updateAll(body, query);
     }
 
     @routeIf(bulk, Delete(), Operation(Doc.DESTROY_ALL), Write())
-    destroyAll(@Body() body: unknown, @Query() query: QueryParams) {
+    destroyAll(@Body(IdsRoot) body: unknown, @Query() query: QueryParams) {
       return this.collection.destroyAll(body, query);
     }
 
@@ -110,7 +113,7 @@ export function CollectionController(resource: ResourceDefinition) {
     @Conditional()
     replace(
       @Param('id', Id) id: number,
-      @Body() body: unknown,
+      @Body(Root) body: unknown,
       @IfMatch() condition?: Precondition,
     ) {
       return this.collection.update(id, body, condition);
@@ -121,7 +124,7 @@ export function CollectionController(resource: ResourceDefinition) {
     @Conditional()
     update(
       @Param('id', Id) id: number,
-      @Body() body: unknown,
+      @Body(Root) body: unknown,
       @IfMatch() condition?: Precondition,
     ) {
       return this.collection.update(id, body, condition);

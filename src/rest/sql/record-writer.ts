@@ -203,8 +203,14 @@ export class RecordWriter {
 
   async destroyAll(body: unknown): Promise<Message<ApiRecord>> {
     const shape = 'Bulk destroy requires an array of primary keys as input.';
-    const ids = bulkArray(body, shape).map(recordId);
-    if (ids.some((id) => id === undefined)) throw RecordError.invalid(shape);
+    const items = bulkArray(body, shape);
+    const ids = items.map(recordId);
+    const strays = ids.flatMap((id, index) =>
+      id === undefined ? [`item ${index + 1} is ${shown(items[index])}`] : [],
+    );
+    if (strays.length > 0) {
+      throw RecordError.invalid(`${shape} Ids must be positive integers: ${strays.join('; ')}.`);
+    }
     const unique = [...new Set(ids as number[])];
     this.fitWriteSet(
       'destroy',
@@ -332,7 +338,7 @@ export class RecordWriter {
     const items = bulkArray(body, shape).map((item) => this.input.unwrap(item));
     const stray = items.findIndex((item) => !isPlainObject(item));
     if (stray !== -1) {
-      throw RecordError.invalid(`${shape} The item at index ${stray} is not an object.`);
+      throw RecordError.invalid(`${shape} Item ${stray + 1} is not an object.`);
     }
     return items as Record<string, unknown>[];
   }
@@ -776,7 +782,10 @@ function bulkArray(body: unknown, shape: string): unknown[] {
   return body;
 }
 
-/** What is wrong with the ids of a bulk update's items, each naming the item's index. */
+/**
+ * What is wrong with the ids of a bulk update's items, each naming the item by its place in the
+ * body counted from 1 ("item 2"), as every message about a bulk write's items counts them.
+ */
 function idProblems(items: Record<string, unknown>[], ids: (number | undefined)[]): string[] {
   const problems: string[] = [];
   const first = new Map<number, number>();
@@ -785,14 +794,20 @@ function idProblems(items: Record<string, unknown>[], ids: (number | undefined)[
       const raw = items[index].id;
       problems.push(
         raw === undefined
-          ? `the item at index ${index} has no id`
-          : `the item at index ${index} has id ${JSON.stringify(raw) ?? String(raw)}`,
+          ? `item ${index + 1} has no id`
+          : `item ${index + 1} has id ${shown(raw)}`,
       );
     } else if (first.has(id)) {
-      problems.push(`the items at index ${first.get(id)} and ${index} have the same id ${id}`);
+      problems.push(`items ${first.get(id)! + 1} and ${index + 1} have the same id ${id}`);
     } else first.set(id, index);
   });
   return problems;
+}
+
+/** A value of a body as JSON writes it, cut at 40 characters: enough to find it. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function idsOf(value: unknown): number[] {

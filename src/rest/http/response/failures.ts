@@ -9,6 +9,7 @@ import {
   mayHaveCommitted,
 } from '../../sql/database-errors';
 import { ApiError, statusOf } from './api-error';
+import { methodNotAllowed } from './methods';
 
 /** What the mapping needs of the request: its method and the methods its path serves. */
 export interface FailedRequest {
@@ -122,13 +123,10 @@ function bodyOf(error: RecordError | ApiError): ErrorBody {
 function routeNotFound(req: FailedRequest): Failure {
   const allowed = req.allowedMethods();
   if (allowed.length === 0) return { status: 404, body: { message: 'Not found.' } };
-  const headers = { Allow: allowed.join(', ') };
-  if (req.method === 'OPTIONS') return { status: 204, body: { message: '' }, headers };
-  return {
-    status: 405,
-    body: { message: `Method ${req.method} is not allowed here; allowed: ${allowed.join(', ')}.` },
-    headers,
-  };
+  if (req.method === 'OPTIONS') {
+    return { status: 204, body: { message: '' }, headers: { Allow: allowed.join(', ') } };
+  }
+  return methodNotAllowed(req.method, allowed);
 }
 
 function messageOf(exception: HttpException): string {

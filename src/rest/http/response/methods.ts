@@ -1,6 +1,8 @@
 import type { Request } from 'express';
 
-interface RouteLayer {
+export type Router = { stack: RouteLayer[] };
+
+export interface RouteLayer {
   route?: { path: string; methods: Record<string, boolean> };
   match(path: string): boolean;
 }
@@ -20,7 +22,7 @@ export function isRead(method: string): boolean {
  * a 405's `Allow` header cannot disagree with the routes.
  */
 export function allowedMethods(req: Request): string[] {
-  const stack = (req.app as unknown as { router: { stack: RouteLayer[] } }).router.stack;
+  const stack = (req.app as unknown as { router: Router }).router.stack;
   // Wildcard routes are middleware bound to every path (request-scoped logging), not endpoints.
   const routes = stack.filter(
     (layer) => layer.route && !layer.route.path.includes('*') && layer.match(req.path),
@@ -39,4 +41,17 @@ export function allowedMethods(req: Request): string[] {
   // Every known path answers OPTIONS: with its OpenAPI document or, elsewhere, 204 and Allow.
   methods.add('OPTIONS');
   return METHODS.filter((m) => methods.has(m));
+}
+
+/** The 405 of a method a path does not serve: its message and the path's `Allow`. */
+export function methodNotAllowed(
+  method: string,
+  allowed: string[],
+): { status: 405; body: { message: string }; headers: { Allow: string } } {
+  const list = allowed.join(', ');
+  return {
+    status: 405,
+    body: { message: `Method ${method} is not allowed here; allowed: ${list}.` },
+    headers: { Allow: list },
+  };
 }

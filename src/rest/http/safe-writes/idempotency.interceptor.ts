@@ -13,10 +13,20 @@ import { ExpressRenderRequest, formatOf } from '../response/respond';
 /** 1-255 printable ASCII characters (space included). */
 const KEY = /^[\x20-\x7e]{1,255}$/;
 
-/** The request's Idempotency-Key, or undefined without one; a malformed key is 400. */
+/**
+ * The request's Idempotency-Key, or undefined without one; a malformed key is 400, and so are two
+ * of the header: Node joins them into one value ("k-1, k-2"), which would be taken silently as
+ * a third key.
+ */
 export function idempotencyKeyOf(req: Request): string | undefined {
   const key = req.headers['idempotency-key'];
   if (key === undefined) return undefined;
+  if (req.headersDistinct['idempotency-key']!.length > 1) {
+    throw new ApiError(
+      400,
+      'Request has more than one Idempotency-Key header; send one key per request.',
+    );
+  }
   if (typeof key !== 'string' || !KEY.test(key)) {
     throw new ApiError(400, 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
   }

@@ -292,12 +292,7 @@ describe('RecordWriter on SQLite', () => {
     it.each<[Bulk, string, unknown, string, FieldErrors?]>([
       ['bulkCreate', 'an empty array', [], BULK_CREATE_SHAPE],
       ['bulkCreate', 'an object', { name: 'B' }, BULK_CREATE_SHAPE],
-      [
-        'bulkCreate',
-        'an array of strings',
-        ['B'],
-        `${BULK_CREATE_SHAPE} The item at index 0 is not an object.`,
-      ],
+      ['bulkCreate', 'an array of strings', ['B'], `${BULK_CREATE_SHAPE} Item 1 is not an object.`],
       [
         'bulkCreate',
         '1001 items',
@@ -306,25 +301,15 @@ describe('RecordWriter on SQLite', () => {
       ],
       ['updateAll', 'an empty array', [], BULK_UPDATE_SHAPE],
       ['updateAll', '1001 items', change(...tooMany), BULK_UPDATE_SHAPE + atMost],
-      [
-        'updateAll',
-        'a repeated id',
-        change(1, 1),
-        badIds('the items at index 0 and 1 have the same id 1'),
-      ],
+      ['updateAll', 'a repeated id', change(1, 1), badIds('items 1 and 2 have the same id 1')],
       [
         'updateAll',
         'an item without an id',
         [...change(1), { name: 'X' }],
-        badIds('the item at index 1 has no id'),
+        badIds('item 2 has no id'),
       ],
-      ['updateAll', 'an id of zero', change(0), badIds('the item at index 0 has id 0')],
-      [
-        'updateAll',
-        'an id that is not a number',
-        change('one'),
-        badIds('the item at index 0 has id "one"'),
-      ],
+      ['updateAll', 'an id of zero', change(0), badIds('item 1 has id 0')],
+      ['updateAll', 'an id that is not a number', change('one'), badIds('item 1 has id "one"')],
       [
         'updateAll',
         'a missing record',
@@ -333,7 +318,12 @@ describe('RecordWriter on SQLite', () => {
         missing,
       ],
       ['destroyAll', 'an empty array', [], BULK_DESTROY_SHAPE],
-      ['destroyAll', 'an id that is not a number', [1, 'x'], BULK_DESTROY_SHAPE],
+      [
+        'destroyAll',
+        'an id that is not a number',
+        [1, 'x'],
+        `${BULK_DESTROY_SHAPE} Ids must be positive integers: item 2 is "x".`,
+      ],
       ['destroyAll', '1001 ids', tooMany, BULK_DESTROY_SHAPE + atMost],
       [
         'destroyAll',
