@@ -159,7 +159,10 @@ export class AppModule {
           { ...config.rateLimits, trustProxy: config.trustProxy },
         ),
         HealthModule,
-        FrontDoorModule.forRoot(collections.map((c) => c.declaration)),
+        FrontDoorModule.forRoot(
+          collections.map((c) => c.declaration),
+          config.events.enabled,
+        ),
         // Before the collections: `{collection}/events` is routed ahead of `{collection}/:id`.
         EventsModule.forRoot(
           config.events,

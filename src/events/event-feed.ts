@@ -38,15 +38,7 @@ export class EventFeed {
         `"${raw}" is not a cursor of this feed: use the id of an event, or 0.`,
       );
     }
-    if (after !== undefined && after > 0) {
-      const { purgedThrough } = await this.store.bounds();
-      if (after < purgedThrough) {
-        throw new ApiError(
-          410,
-          `The events after ${after} are no longer kept (EVENTS_RETENTION); start again from 0.`,
-        );
-      }
-    }
+    if (after !== undefined && after > 0) await this.check(req, after);
     if (wantsStream(req)) {
       if (this.draining()) {
         throw new ApiError(503, 'The service is shutting down; connect again.', undefined, {
@@ -73,6 +65,41 @@ export class EventFeed {
     );
     for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
     res.status(200).send(rendered.body);
+  }
+
+  /**
+   * A cursor this feed cannot resume from: older than what retention kept (410), or ahead of
+   * the feed's head (409; the database was reset or restored, or the cursor belongs to another
+   * service). Ahead is decided on the primary or writer, read again so that it reflects every
+   * commit certified anywhere (EventStore.bounds), never on a replica or a node that may not
+   * have applied the newest events: a valid cursor is never refused, it only waits.
+   */
+  private async check(req: Request, after: number): Promise<void> {
+    const { head, purgedThrough } = await this.store.bounds();
+    const oldest = nextUrl(req, 0);
+    if (after < purgedThrough) {
+      throw new ApiError(
+        410,
+        `The events after ${after} are no longer kept (EVENTS_RETENTION); start again from 0, the oldest kept: ${oldest}`,
+        undefined,
+        { Link: link(oldest, 'first', START_AGAIN) },
+      );
+    }
+    if (after <= head) return;
+    const settled = await this.store.bounds(true);
+    if (after > settled.head) {
+      throw new ApiError(
+        409,
+        `The cursor ${after} is ahead of this feed, whose newest event is ${settled.head} (was the database reset or restored?); start again from 0, the oldest kept: ${oldest}, or from ${settled.head} for new events only.`,
+        undefined,
+        {
+          Link: [
+            link(oldest, 'first', START_AGAIN),
+            link(nextUrl(req, settled.head), 'last', 'New events only'),
+          ].join(', '),
+        },
+      );
+    }
   }
 
   private collectionsOf(req: Request): string[] | undefined {
@@ -125,6 +152,14 @@ function single(req: Request, name: string): string | undefined {
 
 function wantsStream(req: Request): boolean {
   return /(^|,)\s*text\/event-stream/i.test(req.headers.accept ?? '');
+}
+
+/** The title of the link to `?after=0` in a 409 or 410 (the browsable page shows it). */
+const START_AGAIN = 'Start again from the oldest event kept';
+
+/** One link of a `Link` header (RFC 8288), with a title for a person. */
+function link(url: string, rel: string, title: string): string {
+  return `<${url}>; rel="${rel}"; title="${title}"`;
 }
 
 /** The request's own URL with `after` moved on: the page to ask for next. */

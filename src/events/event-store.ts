@@ -3,7 +3,7 @@
  * it (CONTRACT: id, collection, action, record_id, record, etag, at, request_id, actor). A cursor
  * is the decimal `position` of the last event seen; `0` is "before the oldest event kept".
  */
-import { onPrimary } from '../rest/sql/replicas';
+import { afterOwnWrite, onPrimary } from '../rest/sql/replicas';
 import { Row, SqlDatabase } from '../rest/sql/sql-database';
 import { placeholders } from '../rest/sql/record-query';
 
@@ -53,12 +53,19 @@ export class EventStore {
     return onPrimary(() => this.db.query(sql, parameters));
   }
 
-  async bounds(): Promise<FeedBounds> {
-    const [row] = await this.read(
+  /**
+   * The sequencer's row, read on the primary (the writer of a Galera cluster). `settled`: read
+   * so that it reflects every commit the cluster certified, wherever it was made (a causal read,
+   * `wsrep_sync_wait`, on a Galera cluster; the primary elsewhere): a writer that took over
+   * moments ago may not have applied the newest positions yet.
+   */
+  async bounds(settled = false): Promise<FeedBounds> {
+    const sql =
       `SELECT ${this.q('last_position')} AS head, ${this.q('purged_through')} AS purged` +
-        ` FROM ${this.q('record_event_sequencer')} WHERE ${this.q('name')} = ?`,
-      [SEQUENCER],
-    );
+      ` FROM ${this.q('record_event_sequencer')} WHERE ${this.q('name')} = ?`;
+    const [row] = settled
+      ? await afterOwnWrite(() => this.db.query(sql, [SEQUENCER]))
+      : await this.read(sql, [SEQUENCER]);
     return { head: Number(row?.head ?? 0), purgedThrough: Number(row?.purged ?? 0) };
   }
 

@@ -125,7 +125,7 @@ function spec(operationId: string, summary: string, all: boolean): PlainSpec {
         otherMedia: { 'text/event-stream': STREAM },
       },
     ],
-    errors: [400, 410],
+    errors: [400, 409, 410],
   };
 }
 

@@ -6,7 +6,8 @@ import { FrontDoor, Links, linksSchema } from './front-door';
 
 const TAG = {
   name: 'front-door',
-  description: 'Where everything is: the collections, the documentation and the health routes.',
+  description:
+    'Where everything is: the collections, the change feed, the documentation and the health routes.',
 };
 
 /** The description of `GET <path>`, the same answer under two paths. */
@@ -14,7 +15,7 @@ function describe(operationId: string, path: string): () => PlainSpec {
   return () => ({
     tag: TAG,
     operationId,
-    summary: `Links to the collections, the documentation and the health routes (${path})`,
+    summary: `Links to the collections, the change feed, the documentation and the health routes (${path})`,
     write: false,
     offline: true,
     success: [

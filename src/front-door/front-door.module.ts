@@ -8,12 +8,12 @@ const EXAMPLE_ORIGIN = 'http://localhost:3000';
 
 /**
  * `GET /` and `GET /api`: links to the collections the application serves (given here, in its
- * order), the API documentation, the OpenAPI document and the health routes, in JSON or XML.
+ * order), the change feed (when EVENTS_ENABLED), the API documentation, the OpenAPI document and the health routes, in JSON or XML.
  */
 @Module({})
 export class FrontDoorModule {
-  static forRoot(collections: readonly ResourceDeclaration[]): DynamicModule {
-    const door = new FrontDoor(collections);
+  static forRoot(collections: readonly ResourceDeclaration[], events: boolean): DynamicModule {
+    const door = new FrontDoor(collections, events);
     describeFrontDoor(door.names, door.links(EXAMPLE_ORIGIN));
     return {
       module: FrontDoorModule,

@@ -4,10 +4,15 @@ import { Schema } from '../rest/http/openapi/openapi-schemas';
 /** The front door's answer: where everything else is. */
 export interface Links {
   collections: Record<string, string>;
+  /** The change feed of every collection; absent with EVENTS_ENABLED=false (no such route). */
+  events?: string;
   docs: string;
   openapi: string;
   health: { live: string; ready: string };
 }
+
+/** The change feed of every collection (EventsModule). */
+const EVENTS = '/api/events';
 
 /** The paths of the documentation and health routes (set up in setup.ts and HealthModule). */
 const FIXED = {
@@ -23,9 +28,11 @@ const FIXED = {
 export class FrontDoor {
   private readonly paths: Links;
 
-  constructor(collections: readonly ResourceDeclaration[]) {
+  /** `events`: the change feed is served (EVENTS_ENABLED), so the door links it. */
+  constructor(collections: readonly ResourceDeclaration[], events: boolean) {
     this.paths = {
       collections: Object.fromEntries(collections.map((c) => [c.plural, `${c.path}/`])),
+      ...(events ? { events: EVENTS } : {}),
       ...FIXED,
     };
   }
@@ -37,11 +44,12 @@ export class FrontDoor {
 
   /** The links under `origin` (`http://localhost:3000`). */
   links(origin: string): Links {
-    const { collections, docs, openapi, health } = this.paths;
+    const { collections, events, docs, openapi, health } = this.paths;
     return {
       collections: Object.fromEntries(
         Object.entries(collections).map(([name, path]) => [name, origin + path]),
       ),
+      ...(events ? { events: origin + events } : {}),
       docs: origin + docs,
       openapi: origin + openapi,
       health: { live: origin + health.live, ready: origin + health.ready },
@@ -62,6 +70,10 @@ export function linksSchema(names: string[]): Schema {
         required: names,
         properties: Object.fromEntries(names.map((name) => [name, url])),
         additionalProperties: false,
+      },
+      events: {
+        ...url,
+        description: 'The change feed of every collection; absent when EVENTS_ENABLED=false.',
       },
       docs: { ...url, description: 'The API documentation (Swagger UI).' },
       openapi: { ...url, description: 'This OpenAPI document.' },

@@ -98,11 +98,12 @@ describe('browsable API (HTML pages)', () => {
       const page = squash(res.text);
       const origin = `http://${new URL(res.request.url).host}`;
       expect(page).toContain(
-        '<title>Links to the collections, the documentation and the health routes (/) · Record collections</title>',
+        '<title>Links to the collections, the change feed, the documentation and the health routes (/) · Record collections</title>',
       );
       for (const path of [
         '/api/demo/marbles/',
         '/api/plain/movies/',
+        '/api/events',
         '/api/docs/',
         '/health/ready',
       ]) {

@@ -1,9 +1,9 @@
 /**
  * The front door: `GET /` and `GET /api` link to every collection the application serves, the
- * API documentation, the OpenAPI document and the health routes, in JSON or XML (negotiated as
+ * change feed of every collection (`/api/events`, when EVENTS_ENABLED), the API documentation, the OpenAPI document and the health routes, in JSON or XML (negotiated as
  * every route is), with the scheme and host of the request. Each link answers.
  */
-import { COLLECTIONS, COLLECTION_NAMES } from '../sources';
+import { COLLECTIONS, COLLECTION_NAMES, loadConfig } from '../sources';
 import { useApp } from './harness';
 import { expectJson, expectXml, XML_DECLARATION } from './http';
 
@@ -17,6 +17,7 @@ describe('the front door', () => {
       collections: Object.fromEntries(
         COLLECTIONS.map(({ declaration }) => [declaration.plural, `${origin}${declaration.path}/`]),
       ),
+      events: `${origin}/api/events`,
       docs: `${origin}/api/docs/`,
       openapi: `${origin}/api/openapi.json`,
       health: { live: `${origin}/health/live`, ready: `${origin}/health/ready` },
@@ -29,6 +30,7 @@ describe('the front door', () => {
     expect(res.body).toEqual(expected(new URL(res.request.url).host));
     // In this order: the collections as the application lists them, then the rest.
     expect(Object.keys(res.body.collections)).toEqual(COLLECTION_NAMES);
+    expect(Object.keys(res.body)).toEqual(['collections', 'events', 'docs', 'openapi', 'health']);
     expect(res.body.collections.movies).toBe(
       `http://${new URL(res.request.url).host}/api/plain/movies/`,
     );
@@ -48,6 +50,7 @@ describe('the front door', () => {
           .map(([name, url]) => `<${name.replace(/_/g, '-')}>${url}</${name.replace(/_/g, '-')}>`)
           .join('') +
         '</collections>' +
+        `<events>${links.events}</events>` +
         `<docs>${links.docs}</docs>` +
         `<openapi>${links.openapi}</openapi>` +
         `<health><live>${links.health.live}</live><ready>${links.health.ready}</ready></health>` +
@@ -75,6 +78,7 @@ describe('the front door', () => {
     const links = res.body as ReturnType<typeof expected>;
     const urls = [
       ...Object.values(links.collections),
+      links.events,
       links.docs,
       links.openapi,
       links.health.live,
@@ -94,5 +98,16 @@ describe('the front door', () => {
     expect(doc.paths['/']?.get?.operationId).toBe('frontDoor');
     expect(doc.paths['/api']?.get?.operationId).toBe('apiFrontDoor');
     expect(doc.paths['/api']?.get?.tags).toEqual(['front-door']);
+  });
+});
+
+describe('the front door with the change feed off (EVENTS_ENABLED=false)', () => {
+  const t = useApp({ events: loadConfig({ EVENTS_ENABLED: 'false' }).events });
+
+  it('should not link the feed, whose routes are not served', async () => {
+    const res = await t.http().get('/api');
+    expectJson(res, 200);
+    expect(Object.keys(res.body)).toEqual(['collections', 'docs', 'openapi', 'health']);
+    expect((await t.http().get('/api/events')).status).toBe(404);
   });
 });

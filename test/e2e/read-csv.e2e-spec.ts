@@ -2,7 +2,8 @@
  * CSV: lists and records as `text/csv` by `.csv`, `format=csv` and `Accept: text/csv`; a header
  * row, RFC 4180 quoting, references flattened, formulas escaped; the same filters, ordering,
  * selection and pages as JSON, next and previous in `Link`; the whole filtered set of movies read
- * in batches while it is written; errors in JSON; writes never CSV.
+ * in batches while it is written; a phone number written `+1 555 0100` escaped, one in E.164 not;
+ * errors in JSON; writes never CSV.
  */
 import { useApp } from './harness';
 import { ANN, BOB, T1_ISO, T2_ISO, USERS, marbleRow, movieLinks, movieRow } from './fixtures';
@@ -224,5 +225,26 @@ describe('CSV: movies, the whole filtered set streamed', () => {
         ...Array.from({ length: MANY - 1199 }, (_, i) => `${i + 1200},Movie ${i + 1200}`),
       ),
     );
+  });
+});
+
+describe('CSV: phone numbers', () => {
+  const PHONES = [
+    { id: 1, number: '+1 555 0100', user_id: 1 },
+    { id: 2, number: '+15550101', user_id: 2 },
+    { id: 3, number: '555-0102', user_id: 1 },
+  ];
+  const t = useApp({ seed: { users: USERS, phone_numbers: PHONES } });
+
+  it("should escape a number written with spaces, which a spreadsheet would take for a formula, and leave E.164's as it is; the JSON has it raw", async () => {
+    const res = await t.http().get('/api/demo/phone_numbers.csv?only=id,number');
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(csv('id,number', "1,'+1 555 0100", '2,+15550101', '3,555-0102'));
+    const json = await t.http().get('/api/demo/phone_numbers.json?only=id,number');
+    expect(json.body.results).toEqual([
+      { id: 1, number: '+1 555 0100' },
+      { id: 2, number: '+15550101' },
+      { id: 3, number: '555-0102' },
+    ]);
   });
 });

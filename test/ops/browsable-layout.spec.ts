@@ -6,7 +6,9 @@
  * above the collapsed request and response; timestamps on one line; column headers that order the
  * list (again: descending); after a write from the page the notice is in view where the page
  * came back; a bulk write's invalid items listed one by one; the token field behind a small
- * control; on a 390 px phone nothing but a table scrolls sideways, every section open; axe-core
+ * control; on a 390 px phone nothing but a list's table scrolls sideways, every section open, and
+ * a record's page fits (long values wrap, timestamps whole, a text's line breaks shown, axe-core
+ * clean at that width); axe-core
  * finds no WCAG 2.1 AA violation with every section open, light and dark; no Content-Security-
  * Policy violation. The list's screenshot is docs/browsable-api.png (test-output/).
  */
@@ -206,6 +208,80 @@ describe('browsable pages in a browser: the data first', () => {
     await page.locator('#api-token').fill('a-token-nobody-asked-for');
     await page.locator('#token-form button[type=submit]').click();
     expect(await page.locator('#token-state').innerText()).toBe('Token set for this tab.');
+    await done();
+  }, 60_000);
+
+  /** A marble with a long name without spaces and a description of three lines, made here. */
+  async function wideMarble(): Promise<{ path: string; description: string }> {
+    const description = 'First line of the description.\nSecond line.\nThird line.';
+    const res = await fetch(`${web.base}/api/demo/marbles`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({
+        name: `https://marbles.example.org/${'long-name-without-spaces-'.repeat(4)}`,
+        radius_mm: 4,
+        description,
+      }),
+    });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: number };
+    return { path: `/api/demo/marbles/${id}`, description };
+  }
+
+  it("should fit a record's page on a 390 px phone: long values wrap, timestamps whole, line breaks shown, axe-core clean", async () => {
+    const { path, description } = await wideMarble();
+    const { page, done } = await open(path, { width: 390 });
+    await openAll(page);
+    const fit = await page.evaluate(() => {
+      const wrap = document.querySelector('.table-wrap:has(table.record)')!;
+      const row = (name: string) =>
+        Array.from(document.querySelectorAll('table.record tbody tr'))
+          .find((tr) => tr.querySelector('th')!.textContent!.trim() === name)!
+          .querySelector('td')!;
+      const stamps = ['created_at', 'updated_at'].map((name) => {
+        const td = row(name);
+        const range = document.createRange();
+        range.selectNodeContents(td);
+        return {
+          lines: range.getClientRects().length,
+          inside: range.getBoundingClientRect().right <= wrap.getBoundingClientRect().right,
+        };
+      });
+      const text = row('description');
+      return {
+        page: document.documentElement.scrollWidth,
+        table: wrap.scrollWidth <= wrap.clientWidth,
+        stamps,
+        whiteSpace: getComputedStyle(text).whiteSpace,
+        shown: text.innerText,
+      };
+    });
+    expect(fit).toEqual({
+      page: 390,
+      table: true,
+      stamps: [
+        { lines: 1, inside: true },
+        { lines: 1, inside: true },
+      ],
+      whiteSpace: 'pre-line',
+      shown: description,
+    });
+    await page.screenshot({ path: join(OUTPUT, 'browsable-phone-record.png'), fullPage: true });
+    const axe = await new AxeBuilder({ page })
+      .withTags(['wcag2a', 'wcag2aa', 'wcag21aa'])
+      .analyze();
+    expect(axe.violations.map((v) => v.id)).toEqual([]);
+    // In the list too, the description's line breaks are shown.
+    await page.goto(`${web.base}/api/demo/marbles?search=Second%20line`, { waitUntil: 'load' });
+    const listed = await page.evaluate(() => {
+      const heads = Array.from(document.querySelectorAll('table.records thead th')).map((th) =>
+        th.textContent!.trim(),
+      );
+      const n = heads.indexOf('description') + 1;
+      const td = document.querySelector<HTMLElement>(`table.records tbody tr > :nth-child(${n})`)!;
+      return { whiteSpace: getComputedStyle(td).whiteSpace, shown: td.innerText };
+    });
+    expect(listed).toEqual({ whiteSpace: 'pre-line', shown: description });
     await done();
   }, 60_000);
 

@@ -97,6 +97,11 @@ const NEEDS_QUOTES = /[",\r\n]/;
  * One field as CSV: empty for null, JSON for an array or object, and text that starts with `=`,
  * `+`, `-`, `@`, a tab or a CR prefixed with `'` (OWASP's advice against CSV injection), unless
  * it is a plain number such as `-3.5`; quoted when RFC 4180 requires it.
+ *
+ * A phone number in E.164 (`+15550100`: `+` and digits) is such a number and is left as it is. A
+ * written one (`+1 555 0100`, `+1-555-010-0100`) is escaped: a spreadsheet would read it as a
+ * formula (`+1-555-010-0100` shows -664), and OWASP names no exception; JSON and XML carry it raw
+ * (docs/interface.md, CSV).
  */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';

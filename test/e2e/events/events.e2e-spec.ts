@@ -1,7 +1,7 @@
 /**
  * The change feed (docs/events.md): an event per changed record in the write's transaction, the
  * pages and the Server-Sent Events of `/api/events` and `{collection}/events`, resuming, 410 for
- * a purged cursor, 400 for a malformed one, and streams ended on shutdown.
+ * a purged cursor, 409 for one ahead of the feed's head, 400 for a malformed one, and streams ended on shutdown.
  */
 import type { Server } from 'node:http';
 import { EventsRuntime } from '../../../src/events/events.module';
@@ -272,24 +272,108 @@ describe('change feed', () => {
     const after = await runtime.store.bounds();
     expect(after.purgedThrough).toBe(before.head);
 
-    const gone = await t.http().get(`/api/events?after=${after.purgedThrough - 1}`);
+    const gone = await t.http().get(`/api/events?after=${after.purgedThrough - 1}&limit=5`);
     expect(gone.status).toBe(410);
+    const origin = `http://${new URL(gone.request.url).host}`;
+    const oldest = `${origin}/api/events?after=0&limit=5`;
     expect(gone.body).toEqual({
-      message: `The events after ${after.purgedThrough - 1} are no longer kept (EVENTS_RETENTION); start again from 0.`,
+      message: `The events after ${after.purgedThrough - 1} are no longer kept (EVENTS_RETENTION); start again from 0, the oldest kept: ${oldest}`,
     });
-    // A browser gets the page of a 410 with its reason phrase, as of any other status.
+    expect(gone.headers.link).toBe(
+      `<${oldest}>; rel="first"; title="Start again from the oldest event kept"`,
+    );
+    const xml = await t.http().get(`/api/events.xml?after=${after.purgedThrough - 1}`);
+    expectXml(xml, 410);
+    expect(xml.text).toContain(
+      `start again from 0, the oldest kept: ${origin}/api/events.xml?after=0</message>`,
+    );
+    // A browser gets the page of a 410 with its reason phrase, as of any other status, and a
+    // link to start again from the oldest event kept (the query kept, HTML still asked for).
     const page = await t
       .http()
-      .get(`/api/events?after=${after.purgedThrough - 1}`)
+      .get(`/api/events?after=${after.purgedThrough - 1}&format=html`)
       .set('Accept', 'text/html');
     expect(page.status).toBe(410);
     expect(page.text).toContain('<title>410 Gone · Record collections</title>');
     expect(page.text).toContain('<h2 id="error-h">410 Gone</h2>');
+    expect(page.text.replace(/\s+/g, ' ')).toContain(
+      `<ul class="error-links"> <li><a href="${origin}/api/events?after=0&amp;format=html">Start again from the oldest event kept</a></li> </ul>`,
+    );
     const kept = await t.http().get(`/api/events?after=${after.purgedThrough}`);
     expect(kept.status).toBe(200);
     const fromZero = await t.http().get('/api/events?after=0');
     expect(fromZero.body.results).toEqual([]);
     expect(fromZero.body.next).toMatch(new RegExp(`after=${after.head}$`));
+  });
+
+  it('should answer 409 with the head for a cursor ahead of the feed (a database reset), pages and streams alike', async () => {
+    expect((await t.http().patch('/api/demo/marbles/7').send({ radius_mm: 4 })).status).toBe(200);
+    await eventsAfter(await head(), 0);
+    const { head: newest } = await t.app.get(EventsRuntime).store.bounds();
+    const ahead = newest + 500;
+    const message = (url: string) =>
+      `The cursor ${ahead} is ahead of this feed, whose newest event is ${newest} (was the database reset or restored?); ` +
+      `start again from 0, the oldest kept: ${url}?after=0, or from ${newest} for new events only.`;
+    for (const path of ['/api/events', '/api/demo/marbles/events']) {
+      const page = await t.http().get(`${path}?after=${ahead}`);
+      expectJson(page, 409);
+      const url = `http://${new URL(page.request.url).host}${path}`;
+      expect([path, page.body]).toEqual([path, { message: message(url) }]);
+      expect([path, page.headers.link]).toEqual([
+        path,
+        `<${url}?after=0>; rel="first"; title="Start again from the oldest event kept", ` +
+          `<${url}?after=${newest}>; rel="last"; title="New events only"`,
+      ]);
+    }
+    const feed = `http://${new URL((await t.http().get('/api')).request.url).host}/api/events`;
+    const xml = await t.http().get(`/api/events.xml?after=${ahead}`);
+    expectXml(xml, 409);
+    expect(xml.text).toContain(`<message>${message(`${feed}.xml`)}</message>`);
+    // A stream, by ?after= or by Last-Event-ID (what EventSource sends when it reconnects), is
+    // refused before it starts, rather than waiting for events that will never come.
+    for (const [path, headers] of [
+      [`/api/events?after=${ahead}`, {}],
+      ['/api/events', { 'Last-Event-ID': String(ahead) }],
+    ] as const) {
+      const stream = await t
+        .http()
+        .get(path)
+        .set({ Accept: 'text/event-stream', ...headers });
+      expect([path, stream.status, stream.headers['content-type']]).toEqual([
+        path,
+        409,
+        'application/json; charset=utf-8',
+      ]);
+      expect(JSON.parse(stream.text)).toEqual({ message: message(feed) });
+    }
+    // The head itself and anything behind it stay valid: an empty page, next at the head.
+    const atHead = await t.http().get(`/api/events?after=${newest}`);
+    expectJson(atHead, 200);
+    expect(atHead.body.results).toEqual([]);
+    expect(atHead.body.next).toMatch(new RegExp(`after=${newest}$`));
+  });
+
+  it('should serve a cursor ahead of what the first read saw, once a settled read has it (a lagging writer)', async () => {
+    expect((await t.http().patch('/api/demo/marbles/7').send({ radius_mm: 5 })).status).toBe(200);
+    await eventsAfter(await head(), 0);
+    const store = t.app.get(EventsRuntime).store;
+    const real = await store.bounds();
+    // The writer's plain read is one event behind (a node that took over moments ago); the
+    // settled read (causal on a cluster) has the newest event, which the cursor names.
+    const spy = jest
+      .spyOn(store, 'bounds')
+      .mockImplementation(async (settled = false) =>
+        settled ? real : { ...real, head: real.head - 1 },
+      );
+    try {
+      const page = await t.http().get(`/api/events?after=${real.head}`);
+      expectJson(page, 200);
+      expect(page.body.results).toEqual([]);
+      expect(page.body.next).toMatch(new RegExp(`after=${real.head}$`));
+      expect(spy.mock.calls.map(([settled]) => settled ?? false)).toEqual([false, true, false]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('should keep the routes of the records: /events is no record id', async () => {

@@ -7,7 +7,7 @@ import { words } from '../../core/names';
 import { ResourceDefinition } from '../../core/resource';
 import { PageContext, RecordAction, Row } from './html-context';
 import { linkTo } from './html-links';
-import { renderedNames, valueCell } from './html-table';
+import { fieldName, renderedNames, valueCell } from './html-table';
 import { Html, markup } from './html-template';
 
 export function recordBody(record: Row, resource: ResourceDefinition, ctx: PageContext): Html {
@@ -26,7 +26,7 @@ export function recordBody(record: Row, resource: ResourceDefinition, ctx: PageC
             ${names.map(
               (n) =>
                 markup`<tr>
-                  <th scope="row">${n}</th>
+                  <th scope="row">${fieldName(n)}</th>
                   ${valueCell(resource, n, record[n])}
                 </tr>`,
             )}

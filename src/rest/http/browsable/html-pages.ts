@@ -35,12 +35,16 @@ export function resultPage(
   return layout(ctx, resource, body, bodies.json, bodies.xml);
 }
 
-/** The page of an error answer: its message, and each field's problems beside the field's name. */
+/**
+ * The page of an error answer: its message, each field's problems beside the field's name, and
+ * the links the answer offers (its `Link` header's, by their titles: where to start again).
+ */
 export function errorPage(
   error: { message: string; errors?: unknown },
   resource: ResourceDefinition | undefined,
   ctx: PageContext,
   bodies: Bodies,
+  links: { href: string; title: string }[] = [],
 ): string {
   const errors = error.errors;
   const list =
@@ -59,6 +63,13 @@ export function errorPage(
     <h2 id="error-h">${statusLine(ctx.status)}</h2>
     <p class="error-message">${error.message}</p>
     ${list}
+    ${
+      links.length > 0
+        ? markup`<ul class="error-links">
+            ${links.map((l) => markup`<li><a href="${href(l.href)}">${l.title}</a></li>`)}
+          </ul>`
+        : undefined
+    }
     <p>
       ${
         resource

@@ -48,6 +48,17 @@ function pageContext(request: PageRenderRequest, headers: ResponseHeaders): Page
   };
 }
 
+/**
+ * The links of an error's `Link` header that carry a title (`<url>; rel="first"; title="Start
+ * again from the oldest event kept"`, as the change feed's 409 and 410 send): the page offers
+ * them to follow. Only the form the service itself writes is read (its URLs have no `>`, its
+ * titles no `"`).
+ */
+function titledLinks(header: string | undefined): { href: string; title: string }[] {
+  const found = (header ?? '').matchAll(/<([^>]*)>;[^,<]*?\btitle="([^"]*)"/g);
+  return [...found].map(([, href, title]) => ({ href, title }));
+}
+
 export const HTML_RENDERER: Renderer = {
   contentType: 'text/html; charset=utf-8',
   headers: {
@@ -90,6 +101,7 @@ export const HTML_RENDERER: Renderer = {
       json: JSON.stringify(failure.body, null, 2),
       xml: encodeXml('hash', failure.body),
     };
-    return errorPage(failure.body, page.page().resource, context, bodies);
+    const links = titledLinks(failure.headers?.Link);
+    return errorPage(failure.body, page.page().resource, context, bodies, links);
   },
 };

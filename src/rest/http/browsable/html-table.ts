@@ -59,19 +59,41 @@ const unwrapped = perResource(
     ),
 );
 
-/** The cell of a record's value in a column: on one line when the column's values are short. */
+/**
+ * Columns of strings (a name, a description): their line breaks are content (an address, a list
+ * of points), kept visible on the page (`td.text`: `white-space: pre-line`), in a list as on a
+ * record's page.
+ */
+const texts = perResource(
+  (resource) =>
+    new Set(
+      resource.fields.filter((f) => f.kind === 'scalar' && f.type === 'string').map((f) => f.name),
+    ),
+);
+
+/**
+ * The cell of a record's value in a column: on one line when the column's values are short, its
+ * line breaks kept when the column holds strings.
+ */
 export function valueCell(resource: ResourceDefinition, column: string, value: unknown): Html {
-  return unwrapped(resource).has(column)
-    ? markup`<td class="nowrap">${cell(value)}</td>`
-    : markup`<td>${cell(value)}</td>`;
+  if (unwrapped(resource).has(column)) return markup`<td class="nowrap">${cell(value)}</td>`;
+  if (texts(resource).has(column)) return markup`<td class="text">${cell(value)}</td>`;
+  return markup`<td>${cell(value)}</td>`;
 }
 
-function header(column: string, order: ColumnOrder | undefined): Html {
-  // `is_discounted` may break as `is_` / `discounted`: a narrow column for a short value.
-  const name = join(
+/**
+ * A field's name that may break after its underscores (`is_` / `discounted`): a narrow column
+ * for a short value in a list, and room for the value on a record's page on a phone.
+ */
+export function fieldName(column: string): Html {
+  return join(
     column.split(/(?<=_)/).map((part) => markup`${part}`),
     markup`<wbr />`,
   );
+}
+
+function header(column: string, order: ColumnOrder | undefined): Html {
+  const name = fieldName(column);
   if (!order) return markup`<th scope="col">${name}</th>`;
   return markup`<th scope="col"${order.sort ? markup` aria-sort="${order.sort}"` : undefined}>
     <a href="${href(order.href)}">${name}</a>

@@ -43,13 +43,21 @@ describe('csvCell', () => {
     ['\rx', '"\'\rx"'],
     ['=HYPERLINK("u")', '"\'=HYPERLINK(""u"")"'],
     ['-', "'-"],
+    // A phone number as people write it: a spreadsheet would compute +1-555-010-0100 (-664).
+    ['+1 555 0100', "'+1 555 0100"],
+    ['+1-555-010-0100', "'+1-555-010-0100"],
+    ['+44 (0)20 7946 0000', "'+44 (0)20 7946 0000"],
   ])('should escape %j, which a spreadsheet would run, as %j', (value, expected) => {
     expect(csvCell(value)).toBe(expected);
   });
 
-  it.each(['-3.5', '+1', '-0', '12.50'])('should leave the number %j as it is', (value) => {
-    expect(csvCell(value)).toBe(value);
-  });
+  // A phone number in E.164 (`+` and digits only) is a plain number, not a formula.
+  it.each(['-3.5', '+1', '-0', '12.50', '+15550100', '+442079460000'])(
+    'should leave the number %j as it is',
+    (value) => {
+      expect(csvCell(value)).toBe(value);
+    },
+  );
 
   it('should write an array or object as its JSON, quoted', () => {
     expect(csvCell([{ id: 1 }])).toBe('"[{""id"":1}]"');
