@@ -5,11 +5,13 @@
  * all under one folder. Used by the cluster suite (test/ops/galera/) and, from the command line:
  *
  *   node scripts/galera-cluster.js start [--dir DIR] [--port-base N] [--database NAME] [--root-tcp]
- *        [--server-option NAME=VALUE …]
+ *        [--server-option NAME=VALUE …] [--provider-option NAME=VALUE …]
  *        starts the nodes in the background, prints DATABASE_URL, keeps their state in DIR;
  *        --root-tcp adds root@127.0.0.1 without a password (the e2e suites' TEST_MYSQL_URL);
  *        each --server-option is one more mariadbd option of every node (without its leading
- *        dashes: `--server-option wsrep-max-ws-rows=40`)
+ *        dashes: `--server-option wsrep-max-ws-rows=40`); each --provider-option one more
+ *        Galera option of every node, after the project's own (`evs.suspect_timeout=PT5S`
+ *        puts Galera's default back)
  *   node scripts/galera-cluster.js stop [--dir DIR]
  *        stops them (by the PIDs kept in DIR) and removes DIR
  *
@@ -43,6 +45,24 @@ const USER = 'records';
 const PASSWORD = 'records-secret';
 const PROVIDER = '/usr/lib/galera/libgalera_smm.so';
 const SIZE = 3;
+
+/**
+ * How soon the other nodes evict a node that stops answering (killed, frozen, cut off): until
+ * they do, they hold every commit of the cluster. A node is suspected after evs.suspect_timeout
+ * without a message from it (Galera's default 5 s); the others look for silence every
+ * evs.inactive_check_period (0.5 s) and agree on the new view by join messages they send again
+ * every evs.join_retrans_period (1 s), which adds up to a second to the wait. An idle node sends
+ * a keepalive every evs.keepalive_period (1 s). Here a node is suspected after 2 s of silence,
+ * eight keepalives of 0.25 s missed in a row, and the checks and join rounds run every 0.25 s:
+ * a killed or frozen node held the survivors' commits 2.2-2.5 s, where a 3 s suspect_timeout
+ * with the other defaults held them 4.0-4.3 s (docs/scaling.md: what to set on a real cluster).
+ */
+const EVICTION = [
+  'evs.suspect_timeout=PT2S',
+  'evs.keepalive_period=PT0.25S',
+  'evs.inactive_check_period=PT0.25S',
+  'evs.join_retrans_period=PT0.25S',
+];
 
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,6 +108,8 @@ class GaleraNode {
     this.peers = [];
     /** Set by the cluster: more mariadbd options (`name=value`, no leading dashes). */
     this.serverOptions = [];
+    /** Set by the cluster: more Galera options (`name=value`), after EVICTION (the last wins). */
+    this.providerOptions = [];
     this.pid = undefined;
     this.child = undefined;
     this.exited = Promise.resolve();
@@ -113,9 +135,8 @@ class GaleraNode {
       `gmcast.listen_addr=tcp://127.0.0.1:${group}`,
       `ist.recv_addr=127.0.0.1:${ist}`,
       'gcache.size=64M',
-      // A node that stops answering holds every commit of the cluster until the others suspect
-      // it (Galera's default: 5 s); on one machine, 3 s is plenty (docs/scaling.md).
-      'evs.suspect_timeout=PT3S',
+      ...EVICTION,
+      ...this.providerOptions,
     ].join(';');
     const args = [
       '--no-defaults',
@@ -449,7 +470,14 @@ function install(datadir, tmpdir) {
  */
 async function startCluster(
   root,
-  { basePort, database = 'records', size = SIZE, rootOverTcp = false, serverOptions = [] } = {},
+  {
+    basePort,
+    database = 'records',
+    size = SIZE,
+    rootOverTcp = false,
+    serverOptions = [],
+    providerOptions = [],
+  } = {},
 ) {
   const lacking = missing();
   if (lacking.length) {
@@ -467,6 +495,7 @@ async function startCluster(
   for (const node of nodes) {
     node.peers = peers;
     node.serverOptions = serverOptions;
+    node.providerOptions = providerOptions;
     fs.mkdirSync(path.join(node.dir, 'tmp'), { recursive: true });
   }
   if (asMysql()) chownToMysql(nodes[0].dir);
@@ -498,7 +527,7 @@ async function startCluster(
   return cluster;
 }
 
-module.exports = { startCluster, GaleraCluster, missing, USER, PASSWORD };
+module.exports = { startCluster, GaleraCluster, missing, USER, PASSWORD, EVICTION };
 
 if (require.main === module) {
   const { values, positionals } = require('node:util').parseArgs({
@@ -509,6 +538,7 @@ if (require.main === module) {
       database: { type: 'string', default: 'records' },
       'root-tcp': { type: 'boolean', default: false },
       'server-option': { type: 'string', multiple: true, default: [] },
+      'provider-option': { type: 'string', multiple: true, default: [] },
     },
   });
   const root = path.resolve(values.dir);
@@ -527,6 +557,7 @@ if (require.main === module) {
       database: values.database,
       rootOverTcp: values['root-tcp'],
       serverOptions: values['server-option'],
+      providerOptions: values['provider-option'],
     }).then(
       (cluster) => {
         cluster.save();
@@ -555,7 +586,7 @@ if (require.main === module) {
     );
   } else {
     fail(
-      'usage: node scripts/galera-cluster.js start|stop [--dir DIR] [--port-base N] [--database NAME] [--root-tcp] [--server-option NAME=VALUE …]',
+      'usage: node scripts/galera-cluster.js start|stop [--dir DIR] [--port-base N] [--database NAME] [--root-tcp] [--server-option NAME=VALUE …] [--provider-option NAME=VALUE …]',
     );
   }
 }
