@@ -45,9 +45,13 @@ export function startCluster(
     rootOverTcp?: boolean;
     /** More mariadbd options of every node, `name=value` without the leading dashes. */
     serverOptions?: string[];
+    /** More Galera options of every node (`evs.suspect_timeout=PT5S`), after EVICTION's. */
+    providerOptions?: string[];
   },
 ): Promise<GaleraCluster>;
 /** What this machine lacks to run a cluster, by name (empty: nothing). */
 export function missing(): string[];
 export const USER: string;
 export const PASSWORD: string;
+/** How soon a silent node is evicted: each node's wsrep_provider_options (as docker/galera.cnf). */
+export const EVICTION: readonly string[];

@@ -5,11 +5,13 @@
  * all under one folder. Used by the cluster suite (test/ops/galera/) and, from the command line:
  *
  *   node scripts/galera-cluster.js start [--dir DIR] [--port-base N] [--database NAME] [--root-tcp]
- *        [--server-option NAME=VALUE …]
+ *        [--server-option NAME=VALUE …] [--provider-option NAME=VALUE …]
  *        starts the nodes in the background, prints DATABASE_URL, keeps their state in DIR;
  *        --root-tcp adds root@127.0.0.1 without a password (the e2e suites' TEST_MYSQL_URL);
  *        each --server-option is one more mariadbd option of every node (without its leading
- *        dashes: `--server-option wsrep-max-ws-rows=40`)
+ *        dashes: `--server-option wsrep-max-ws-rows=40`); each --provider-option one more
+ *        Galera option of every node, after the project's own (`evs.suspect_timeout=PT5S`
+ *        puts Galera's default back)
  *   node scripts/galera-cluster.js stop [--dir DIR]
  *        stops them (by the PIDs kept in DIR) and removes DIR
  *
@@ -24,8 +26,8 @@
  * node receives runs as the server's user, so as root the datadirs belong to `mysql` and the
  * nodes run with --user=mysql; as another user, everything is that user's. The first node
  * bootstraps the cluster (--wsrep-new-cluster) on the first start only: a node restarted later
- * joins the others (IST, or SST when it is too far behind). Nothing here touches any other
- * MariaDB server.
+ * joins the others (IST, or SST when it is too far behind; a killed one first recovers its
+ * position, as the packaged service does). Nothing here touches any other MariaDB server.
  *
  * Over 500 lines on purpose: one script a test can require and a person can run, with the node,
  * the cluster, the ports and the command line that only make sense together.
@@ -43,6 +45,25 @@ const USER = 'records';
 const PASSWORD = 'records-secret';
 const PROVIDER = '/usr/lib/galera/libgalera_smm.so';
 const SIZE = 3;
+
+/**
+ * How soon the other nodes evict a node that stops answering (killed, frozen, cut off): until
+ * they do, they hold every commit of the cluster. A node is suspected after evs.suspect_timeout
+ * without a message from it (Galera's default 5 s); the others look for silence every
+ * evs.inactive_check_period (0.5 s) and agree on the new view by join messages they send again
+ * every evs.join_retrans_period (1 s), which adds up to a second to the wait. An idle node sends
+ * a keepalive every evs.keepalive_period (1 s). Here a node is suspected after 2 s of silence,
+ * eight keepalives of 0.25 s missed in a row, and the checks and join rounds run every 0.25 s:
+ * a killed or frozen node held the survivors' commits 2.2-2.5 s, where a 3 s suspect_timeout
+ * with the other defaults held them 4.0-4.5 s (bench/galera-pause.js measures it; docs/scaling.md
+ * says what to set on a real cluster).
+ */
+const EVICTION = [
+  'evs.suspect_timeout=PT2S',
+  'evs.keepalive_period=PT0.25S',
+  'evs.inactive_check_period=PT0.25S',
+  'evs.join_retrans_period=PT0.25S',
+];
 
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,6 +109,8 @@ class GaleraNode {
     this.peers = [];
     /** Set by the cluster: more mariadbd options (`name=value`, no leading dashes). */
     this.serverOptions = [];
+    /** Set by the cluster: more Galera options (`name=value`), after EVICTION (the last wins). */
+    this.providerOptions = [];
     this.pid = undefined;
     this.child = undefined;
     this.exited = Promise.resolve();
@@ -113,9 +136,8 @@ class GaleraNode {
       `gmcast.listen_addr=tcp://127.0.0.1:${group}`,
       `ist.recv_addr=127.0.0.1:${ist}`,
       'gcache.size=64M',
-      // A node that stops answering holds every commit of the cluster until the others suspect
-      // it (Galera's default: 5 s); on one machine, 3 s is plenty (docs/scaling.md).
-      'evs.suspect_timeout=PT3S',
+      ...EVICTION,
+      ...this.providerOptions,
     ].join(';');
     const args = [
       '--no-defaults',
@@ -166,7 +188,10 @@ class GaleraNode {
    * its own, and waits until the node answers and is Synced.
    */
   async start({ bootstrap = false, timeoutMs = 120_000 } = {}) {
-    const child = spawn(findBinary('mariadbd'), this.args(bootstrap), {
+    const args = this.args(bootstrap);
+    const position = bootstrap ? undefined : await this.recoveredPosition();
+    if (position) args.push(`--wsrep-start-position=${position}`);
+    const child = spawn(findBinary('mariadbd'), args, {
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
     });
@@ -180,6 +205,51 @@ class GaleraNode {
     await this.waitSynced(timeoutMs, () => {
       if (closed) throw new Error(`${this.name} exited at start: ${stderr}${this.log()}`);
     });
+  }
+
+  /**
+   * After a kill (or crash), the position in the cluster's history that the node's InnoDB holds,
+   * `uuid:seqno`, found by `mariadbd --wsrep-recover` as the packaged service's galera_recovery
+   * finds it before every start; undefined after a clean stop (grastate.dat knows it) or before
+   * the first start. Without it, a killed node says seqno -1 and is sent the whole datadir (SST),
+   * and the rsync donor keeps its tables locked while it copies: a donor that was the writer
+   * held the writes for as long (6 s on a loaded machine). With it, the node asks only for the
+   * write-sets it missed, from a donor's gcache (IST), which blocks nothing. Run as a child that
+   * is waited for, not synchronously: a test's writers go on meanwhile.
+   */
+  async recoveredPosition() {
+    let grastate;
+    try {
+      grastate = fs.readFileSync(path.join(this.datadir, 'grastate.dat'), 'utf8');
+    } catch {
+      return undefined;
+    }
+    if (!/^seqno:\s+-1\s*$/m.test(grastate)) return undefined;
+    const log = path.join(this.dir, 'recover.log');
+    fs.rmSync(log, { force: true });
+    const recovery = spawn(
+      findBinary('mariadbd'),
+      [...this.args(false), '--wsrep-recover', `--log-error=${log}`],
+      { stdio: 'ignore' },
+    );
+    const exited = new Promise((resolve) => recovery.on('close', resolve));
+    const said = () => {
+      try {
+        return /WSREP: Recovered position: ([0-9a-f-]{36}:\d+)/.exec(fs.readFileSync(log, 'utf8'));
+      } catch {
+        return null;
+      }
+    };
+    let found = null;
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await pause(100)) {
+      found = said();
+      if (found || recovery.exitCode !== null) break;
+    }
+    // Having said it, the recovery may hang in its shutdown (seen after a kill), holding the
+    // node's SQL port: it is ended as the kill ended the node, and InnoDB recovers again.
+    recovery.kill('SIGKILL');
+    await exited;
+    return found?.[1];
   }
 
   /**
@@ -449,7 +519,14 @@ function install(datadir, tmpdir) {
  */
 async function startCluster(
   root,
-  { basePort, database = 'records', size = SIZE, rootOverTcp = false, serverOptions = [] } = {},
+  {
+    basePort,
+    database = 'records',
+    size = SIZE,
+    rootOverTcp = false,
+    serverOptions = [],
+    providerOptions = [],
+  } = {},
 ) {
   const lacking = missing();
   if (lacking.length) {
@@ -467,6 +544,7 @@ async function startCluster(
   for (const node of nodes) {
     node.peers = peers;
     node.serverOptions = serverOptions;
+    node.providerOptions = providerOptions;
     fs.mkdirSync(path.join(node.dir, 'tmp'), { recursive: true });
   }
   if (asMysql()) chownToMysql(nodes[0].dir);
@@ -498,7 +576,7 @@ async function startCluster(
   return cluster;
 }
 
-module.exports = { startCluster, GaleraCluster, missing, USER, PASSWORD };
+module.exports = { startCluster, GaleraCluster, missing, USER, PASSWORD, EVICTION };
 
 if (require.main === module) {
   const { values, positionals } = require('node:util').parseArgs({
@@ -509,6 +587,7 @@ if (require.main === module) {
       database: { type: 'string', default: 'records' },
       'root-tcp': { type: 'boolean', default: false },
       'server-option': { type: 'string', multiple: true, default: [] },
+      'provider-option': { type: 'string', multiple: true, default: [] },
     },
   });
   const root = path.resolve(values.dir);
@@ -527,6 +606,7 @@ if (require.main === module) {
       database: values.database,
       rootOverTcp: values['root-tcp'],
       serverOptions: values['server-option'],
+      providerOptions: values['provider-option'],
     }).then(
       (cluster) => {
         cluster.save();
@@ -555,7 +635,7 @@ if (require.main === module) {
     );
   } else {
     fail(
-      'usage: node scripts/galera-cluster.js start|stop [--dir DIR] [--port-base N] [--database NAME] [--root-tcp] [--server-option NAME=VALUE …]',
+      'usage: node scripts/galera-cluster.js start|stop [--dir DIR] [--port-base N] [--database NAME] [--root-tcp] [--server-option NAME=VALUE …] [--provider-option NAME=VALUE …]',
     );
   }
 }

@@ -16,6 +16,7 @@ import {
   mounts,
   serviceVariables,
 } from './compose-file';
+import { EVICTION } from '../../scripts/galera-cluster';
 import { ROOT } from './process';
 
 describe('docker-compose.yml, scale profile (read replica, two API instances, nginx, redis)', () => {
@@ -157,6 +158,8 @@ describe('docker-compose.yml, cluster profile (three Galera nodes, an API instan
       'binlog_format = ROW',
       'innodb_autoinc_lock_mode = 2',
       'wsrep_sst_method = mariabackup',
+      // How soon a node that stops answering is evicted: as on the project's own cluster.
+      `wsrep_provider_options = "${EVICTION.join(';')}"`,
     ])
       expect(cnf).toContain(`\n${line}\n`);
   });

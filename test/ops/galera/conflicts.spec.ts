@@ -16,7 +16,10 @@ import { scratchDir, ServerProcess, startServer } from '../process';
 import { Answer as HttpAnswer, bearer, call as callJson, clusterView, json } from '../answers';
 
 const TOKEN = 'galera-conflicts-metrics-token';
-/** Ports 24220-24231 (beside the failover suite's 24200-24211; GALERA_CONFLICT_PORT_BASE moves them). */
+/**
+ * Ports 24220-24233: the cluster's twelve, then the two instances' (beside the failover suite's
+ * 24200-24213; GALERA_CONFLICT_PORT_BASE moves them).
+ */
 const PORT_BASE = Number(process.env.GALERA_CONFLICT_PORT_BASE ?? '24220');
 /** Concurrent writers per instance, and the writes each sends per scenario. */
 const WRITERS = 4;
@@ -88,11 +91,16 @@ describe('a Galera cluster: concurrent writes through two nodes are run again, n
       LOG_FORMAT: 'json',
       METRICS_TOKEN: TOKEN,
     };
-    first = await startServer({ ...env, DATABASE_URL: cluster.url() });
+    first = await startServer({
+      ...env,
+      PORT: String(PORT_BASE + 12),
+      DATABASE_URL: cluster.url(),
+    });
     await first.waitReady('/health/ready', 90_000);
     const [n1, n2, n3] = cluster.nodes.map((n) => n.address);
     second = await startServer({
       ...env,
+      PORT: String(PORT_BASE + 13),
       DATABASE_URL: `mysql://${USER}:${PASSWORD}@${n2},${n1},${n3}/${cluster.database}`,
     });
     await second.waitReady('/health/ready', 90_000);

@@ -17,8 +17,9 @@ import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
 
 const TOKEN = 'galera-suite-metrics-token';
 /**
- * Ports 24200-24211 (GALERA_PORT_BASE moves them): below the kernel's range for outgoing
- * connections, where another suite's client may hold a port a node needs (scripts/galera-cluster.js).
+ * Ports 24200-24213 (GALERA_PORT_BASE moves them): the cluster's twelve, then the service's two,
+ * below the kernel's range for outgoing connections, where another suite's client may hold a
+ * port a node needs (scripts/galera-cluster.js).
  */
 const PORT_BASE = Number(process.env.GALERA_PORT_BASE ?? '24200');
 /** The longest run of failed writes allowed (issue 28). */
@@ -40,6 +41,7 @@ describe('a Galera cluster in DATABASE_URL: writes move off a killed node', () =
     const root = scratchDir('records-galera-');
     cluster = await startCluster(join(root, 'cluster'), { basePort: PORT_BASE });
     service = await startServer({
+      PORT: String(PORT_BASE + 12),
       DATABASE_URL: cluster.url(),
       DEMO_DATA: 'true',
       LOG_LEVEL: 'info',
@@ -191,6 +193,7 @@ describe('a Galera cluster in DATABASE_URL: writes move off a killed node', () =
 
   it('should start while the first node is down, through the next one', async () => {
     const late = await startServer({
+      PORT: String(PORT_BASE + 13),
       DATABASE_URL: cluster.url(),
       DEMO_DATA: 'true',
       LOG_LEVEL: 'info',

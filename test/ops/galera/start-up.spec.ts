@@ -13,7 +13,10 @@ import { GaleraCluster, startCluster } from '../../../scripts/galera-cluster';
 import { underSchemaLock } from '../../../src/database/migrate';
 import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
 
-/** Ports 24280-24291 (GALERA_START_PORT_BASE moves them), beside the other Galera suites'. */
+/**
+ * Ports 24280-24292 (GALERA_START_PORT_BASE moves them), beside the other Galera suites': the
+ * cluster's twelve, then the service's.
+ */
 const PORT_BASE = Number(process.env.GALERA_START_PORT_BASE ?? '24280');
 /** How long each instance holds the lock in the first test. */
 const HOLD_MS = 1500;
@@ -83,6 +86,7 @@ describe('starting on a Galera cluster', () => {
       100,
     );
     service = await startServer({
+      PORT: String(PORT_BASE + 12),
       DATABASE_URL: cluster.url(),
       DEMO_DATA: 'false',
       LOG_LEVEL: 'info',
