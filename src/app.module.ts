@@ -123,6 +123,7 @@ export class AppModule {
                   nodes: config.database.nodes,
                   checkEveryMs: CLUSTER_CHECK_EVERY_MS,
                   checkTimeoutMs: CLUSTER_CHECK_TIMEOUT_MS,
+                  causalReads: config.clusterReads,
                   onFailover: logFailover,
                 }
               : undefined,

@@ -56,6 +56,8 @@ export interface AppConfig {
   requireIfMatch: boolean;
   /** Whether a list's unknown query parameter, operator or ordering field is a 400 (else ignored). */
   strictQuery: boolean;
+  /** `CLUSTER_READS` on a Galera cluster: which reads wait for the node to catch up (galera.ts). */
+  clusterReads: 'causal' | 'after-write';
   /** The HTML pages of the browsable API for browsers; off, a browser gets JSON. */
   browsableApi: boolean;
   /**
@@ -281,6 +283,7 @@ export function loadConfig(
     idempotencyTtlMs: ttlSeconds * 1000,
     requireIfMatch: flag(vars.REQUIRE_IF_MATCH ?? 'false'),
     strictQuery: flag(vars.STRICT_QUERY ?? 'false'),
+    clusterReads: vars.CLUSTER_READS === 'after-write' ? 'after-write' : 'causal',
     browsableApi: flag(vars.BROWSABLE_API ?? 'true'),
     publicUrl: vars.PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     allowedHosts: (vars.ALLOWED_HOSTS ?? '')

@@ -117,6 +117,10 @@ export class Environment {
   STRICT_QUERY?: string;
 
   @IsOptional()
+  @IsIn(['causal', 'after-write'], { message: 'must be causal or after-write' })
+  CLUSTER_READS?: string;
+
+  @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   EVENTS_ENABLED?: string;
 
@@ -205,6 +209,7 @@ export const ENVIRONMENT_VARIABLES = [
   'IDEMPOTENCY_TTL',
   'REQUIRE_IF_MATCH',
   'STRICT_QUERY',
+  'CLUSTER_READS',
   'EVENTS_ENABLED',
   'EVENTS_RETENTION',
   'BROWSABLE_API',

@@ -346,7 +346,9 @@ export class TypeOrmDatabase extends SqlDatabase {
 
   /**
    * A read on a Galera cluster: on the next healthy node, unless the request's reads are pinned
-   * to the writer (it writes: the writer has its own commits) or none is healthy. The reads of a
+   * to the writer (it writes: the writer has its own commits) or none is healthy. With
+   * `CLUSTER_READS=causal` (the default) a read on a node other than the writer is causal, so no
+   * client reads an older state than one it was answered; with `after-write`, only the reads of a
    * client that wrote moments ago (the cookie) are causal: on the next healthy node too, which
    * first applies every write the cluster certified before the read (`wsrep_sync_wait`), so they
    * see that write whichever node or instance took it. A node that fails as if it were gone is
@@ -354,8 +356,11 @@ export class TypeOrmDatabase extends SqlDatabase {
    * would be on the primary.
    */
   private async readClustered(cluster: GaleraCluster, sql: string, parameters: unknown[]) {
-    const causal = readsAfterOwnWrite();
-    const node = readsPinned() && !causal ? undefined : cluster.pick();
+    const afterWrite = readsAfterOwnWrite();
+    const node = readsPinned() && !afterWrite ? undefined : cluster.pick();
+    // The writer holds its own commits; another node may not have applied them yet.
+    const causal =
+      afterWrite || (cluster.options.causalReads === 'causal' && node !== cluster.writer());
     const statement = causal ? causalRead(this.limitTime(sql)) : this.limitTime(sql);
     if (node) {
       try {

@@ -18,6 +18,12 @@ export interface ClusterOptions {
   checkEveryMs: number;
   /** Milliseconds a node has to answer a check; past it (frozen, cut off) it counts as down. */
   checkTimeoutMs: number;
+  /**
+   * `CLUSTER_READS`: `causal`, every read on a node other than the writer first waits until that
+   * node has applied every write the cluster certified (`wsrep_sync_wait`); `after-write`, only
+   * the reads of a client that wrote moments ago (the read-your-writes cookie).
+   */
+  causalReads: 'causal' | 'after-write';
 }
 
 /** Told of each move of the writes: from which node (none at the start), to which (none left). */
@@ -137,7 +143,7 @@ export class GaleraCluster extends CheckedRotation<GaleraNode> {
 
   constructor(
     readonly nodes: GaleraNode[],
-    private readonly options: ClusterOptions,
+    readonly options: ClusterOptions,
     private readonly onFailover: FailoverListener = () => undefined,
   ) {
     super(options.checkEveryMs);

@@ -27,6 +27,14 @@ describe('several nodes in DATABASE_URL (a Galera cluster)', () => {
     });
   });
 
+  it('should read CLUSTER_READS, causal by default, and refuse anything else', () => {
+    expect(loadConfig({ DATABASE_URL: CLUSTER }).clusterReads).toBe('causal');
+    expect(loadConfig({ CLUSTER_READS: 'after-write' }).clusterReads).toBe('after-write');
+    expect(() => loadConfig({ CLUSTER_READS: 'eventual' })).toThrow(
+      'CLUSTER_READS must be causal or after-write',
+    );
+  });
+
   it('should have no nodes with one host', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://app@h1/records' }).database).toEqual({
       type: 'mysql',

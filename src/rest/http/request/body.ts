@@ -6,6 +6,7 @@
  * `charset` parameter (or an XML declaration's `encoding`) naming another is 415, bytes that are
  * not UTF-8 are 400 with their offset.
  */
+import * as zlib from 'node:zlib';
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../../core/errors';
 import { parseJson } from '../../core/json-input';
@@ -89,8 +90,12 @@ function acceptCharset(charset: string): void {
   throw new ApiError(415, `Character set "${printable(charset)}" is not supported; send UTF-8.`);
 }
 
-/** What Express's body reader inflates (`Content-Encoding`), besides none (`identity`). */
-const CONTENT_ENCODINGS = 'gzip, deflate or br';
+/**
+ * What Express's body reader inflates (`Content-Encoding`), besides none (`identity`): zstd too
+ * where the running Node's zlib has it (Node 23.8 and newer), as body-parser checks.
+ */
+export const CONTENT_ENCODINGS =
+  'createZstdDecompress' in zlib ? 'gzip, deflate, br or zstd' : 'gzip, deflate or br';
 
 const STATUS_BY_TYPE: Record<string, [number, string]> = {
   'entity.too.large': [413, `Request body is larger than ${BODY_LIMIT} bytes.`],

@@ -57,7 +57,7 @@ function makeCluster(answers: Answer[]) {
   const moves: Move[] = [];
   const cluster = new GaleraCluster(
     nodes,
-    { checkEveryMs: 60_000, checkTimeoutMs: 50 },
+    { checkEveryMs: 60_000, checkTimeoutMs: 50, causalReads: 'causal' },
     (from?: ClusterNodeStatus, to?: ClusterNodeStatus, reason = '') =>
       moves.push({ from: from?.name, to: to?.name, reason }),
   );
