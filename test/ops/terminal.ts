@@ -1,7 +1,8 @@
 /**
  * Commands run as a person pastes them into a terminal: each by bash, in the directory the one
- * before left (a `cd` carries over, as it does in a terminal), with only PATH and HOME from the
- * test's environment (npm's cache is the user's, as it would be).
+ * before left (a `cd` carries over, as it does in a terminal), with only PATH, HOME and how the
+ * machine reaches the network from the test's environment (npm's cache is the user's, as it
+ * would be; a person's shell has the machine's proxy and certificate settings too).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +23,23 @@ export interface Running {
   done: Promise<Run>;
 }
 
+/**
+ * How this machine reaches the network, as a person's shell has it: the proxy and the certificate
+ * authorities it trusts. Without NODE_EXTRA_CA_CERTS where the network presents its own authority,
+ * npm on Node 26 waits forever for the registry instead of failing (found in CI).
+ */
+const NETWORK = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+];
+
 export class Terminal {
   /** Not the project's node_modules/.bin, which `npm test` puts on PATH: a person has none. */
   private readonly env = {
@@ -30,6 +48,12 @@ export class Terminal {
       .filter((dir) => !dir.endsWith('/node_modules/.bin'))
       .join(':'),
     HOME: process.env.HOME ?? '/tmp',
+    ...Object.fromEntries(
+      NETWORK.filter((name) => process.env[name] !== undefined).map((name) => [
+        name,
+        process.env[name],
+      ]),
+    ),
   };
 
   constructor(
