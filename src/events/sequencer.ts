@@ -28,6 +28,12 @@ export interface SequencerOptions {
   retentionMs: number;
   /** How often the holder purges, in ms. */
   purgeEveryMs: number;
+  /**
+   * The least time from the start of one round to the start of the next that writes nudge, in
+   * ms: under load, the events committed meanwhile are positioned together, in one transaction,
+   * rather than one round (six statements and a commit) for every few writes.
+   */
+  gapMs: number;
 }
 
 /** Most events positioned in one transaction, and most purged in one statement. */
@@ -37,6 +43,10 @@ export const PURGE_BATCH = 1000;
 export class Sequencer {
   readonly holder = `${hostname().slice(0, 20)}-${process.pid}-${randomUUID().slice(0, 8)}`;
   private timer?: NodeJS.Timeout;
+  /** The next round that nudges asked for, once the gap since the last one has passed. */
+  private pending?: NodeJS.Timeout;
+  /** When the last round started (Date.now()). */
+  private lastRound = 0;
   private leaseUntil = 0;
   private lastTry = 0;
   private lastPurge = 0;
@@ -62,6 +72,8 @@ export class Sequencer {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.pending);
+    this.pending = undefined;
     await this.running;
     if (this.leaseUntil > Date.now()) {
       // Hand the lease over at once rather than let the others wait for it to expire.
@@ -82,14 +94,30 @@ export class Sequencer {
   }
 
   /**
-   * A write of this instance committed events: they are positioned at once, lease or not. While
-   * a round runs, nudges made meanwhile are one more batch after it (the running batch may have
-   * read before they committed); never more than one round at a time.
+   * A write of this instance committed events: they are positioned soon, lease or not, in the
+   * next round, which starts at once unless one started less than `gapMs` ago (then when the gap
+   * has passed). Never more than one round at a time; a round's nudged events may have committed
+   * after it read, so a nudge during a round asks for one more.
    */
   nudge(): void {
     if (this.stopped) return;
     this.nudged = true;
-    this.detached();
+    if (!this.running) this.schedule();
+  }
+
+  /** The next round for nudged events: now, or once the gap since the last round has passed. */
+  private schedule(): void {
+    if (this.pending || this.stopped) return;
+    const wait = this.lastRound + this.options.gapMs - Date.now();
+    if (wait <= 0) {
+      this.detached();
+      return;
+    }
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.detached();
+    }, wait);
+    this.pending.unref();
   }
 
   /**
@@ -100,12 +128,13 @@ export class Sequencer {
 
   private run(poll: boolean): Promise<void> {
     if (this.running || this.stopped) return this.running ?? Promise.resolve();
+    this.lastRound = Date.now();
     this.running = this.round(poll)
       .catch((error) => this.onError(error))
       .finally(() => {
         this.running = undefined;
         // A nudge that came after the round's last look.
-        if (this.nudged) void this.run(false);
+        if (this.nudged) this.schedule();
       });
     return this.running;
   }
@@ -119,7 +148,7 @@ export class Sequencer {
         while ((await this.purge()) === this.purgeBatch() && !this.stopped);
       }
     }
-    while (this.nudged && !this.stopped) {
+    if (this.nudged && !this.stopped) {
       this.nudged = false;
       // Events are known to wait: no look first.
       while ((await this.sequence(false)) === this.sequenceBatch() && !this.stopped);
