@@ -4,11 +4,12 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import compression from 'compression';
-import type { Express, NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { APP_COLLECTIONS, Collection, describeCollections } from './database/collection';
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { accessLog, resumeSpan } from './logging';
+import { FEED_MIDDLEWARE } from './events/events.module';
 import { metricsHandler, Observability } from './observability/observability';
 import { ApiDocs } from './rest/http/openapi/api-docs';
 import { bodyParsers } from './rest/http/request/body';
@@ -120,6 +121,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   if (config.replicas.urls.length > 0 || cluster) {
     app.use(readYourWrites(config.replicas.readAfterWrite));
   }
+  // The change feed's: the request at hand for the events of its writes, the pages' live notice.
+  for (const handler of app.get<RequestHandler[]>(FEED_MIDDLEWARE)) app.use(handler);
 
   const collections = app.get<readonly Collection[]>(APP_COLLECTIONS);
   const document = app.get(ApiDocs).build({

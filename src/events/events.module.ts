@@ -2,14 +2,13 @@ import {
   DynamicModule,
   Inject,
   Logger,
-  MiddlewareConsumer,
   Module,
-  NestModule,
   OnApplicationBootstrap,
   OnApplicationShutdown,
   BeforeApplicationShutdown,
 } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { RequestHandler } from 'express';
 import { EventsConfig } from '../config/configuration';
 import { HealthModule } from '../health/health.module';
 import { Lifecycle } from '../health/lifecycle';
@@ -22,7 +21,7 @@ import { EventHub, HubOptions } from './event-hub';
 import { EventStore } from './event-store';
 import { EventsController, collectionEventsController } from './events.controller';
 import { EventSequencerRow, RecordEvent } from './record-event.entity';
-import { livePages } from './live-pages';
+import { livePages as livePagesOf } from './live-pages';
 import { rememberRequest } from './request-context';
 import { Sequencer, SequencerOptions } from './sequencer';
 
@@ -45,13 +44,19 @@ export const DEFAULT_TIMING: EventTiming = {
 
 const EVENTS_OPTIONS = Symbol('EVENTS_OPTIONS');
 
+/**
+ * The feed's Express middlewares, in order, for every request (none with EVENTS_ENABLED=false):
+ * the request kept at hand for the change recorder, then the browsable pages' live position.
+ * `configureApp` mounts them after the body parsers as plain Express middleware: Nest's own
+ * (`MiddlewareConsumer`) would wrap each in a route match and an exclusion check on every request.
+ */
+export const FEED_MIDDLEWARE = Symbol('FEED_MIDDLEWARE');
+
 interface EventsOptions {
   config: EventsConfig;
   timing: EventTiming;
   /** The collections served. */
   collections: readonly ResourceDefinition[];
-  /** Whether the browsable pages get their live notice (livePages). */
-  livePages: boolean;
 }
 
 /** The parts of the feed on one instance, started and stopped together. */
@@ -89,7 +94,7 @@ export class EventsRuntime {
  */
 @Module({})
 export class EventsModule
-  implements NestModule, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   constructor(
     @Inject(EVENTS_OPTIONS) private readonly options: EventsOptions,
@@ -114,7 +119,6 @@ export class EventsModule
       config,
       timing: { ...DEFAULT_TIMING, ...timing },
       collections,
-      livePages,
     };
     const names = collections.map((c) => c.plural);
     return {
@@ -132,22 +136,24 @@ export class EventsModule
             new EventsRuntime(db, o, lifecycle),
         },
         {
+          provide: FEED_MIDDLEWARE,
+          inject: [EventsRuntime],
+          useFactory: (runtime: EventsRuntime): RequestHandler[] =>
+            !config.enabled
+              ? []
+              : livePages
+                ? [rememberRequest, livePagesOf(runtime.store, collections)]
+                : [rememberRequest],
+        },
+        {
           provide: EventFeed,
           inject: [EventsRuntime, Lifecycle],
           useFactory: (runtime: EventsRuntime, lifecycle: Lifecycle) =>
             new EventFeed(runtime.store, runtime.hub, names, () => lifecycle.draining, strictQuery),
         },
       ],
-      exports: [EventsRuntime],
+      exports: [EventsRuntime, FEED_MIDDLEWARE],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    if (!this.options.config.enabled) return;
-    consumer.apply(rememberRequest).forRoutes('{*path}');
-    if (this.options.livePages) {
-      consumer.apply(livePages(this.runtime.store, this.options.collections)).forRoutes('{*path}');
-    }
   }
 
   onApplicationBootstrap(): void {

@@ -66,7 +66,7 @@ export function livePages(
 ) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.method !== 'GET' || res.locals.format !== 'html') return next();
-    // The path as asked: Nest mounts this middleware where `req.path` is relative to a match.
+    // The path as asked (req.url may have been rewritten: a segment that is not percent-encoded).
     const query = req.originalUrl.indexOf('?');
     const asked = query === -1 ? req.originalUrl : req.originalUrl.slice(0, query);
     const page = livePath(asked.replace(/\.html$/i, ''), resources);
