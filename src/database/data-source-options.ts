@@ -105,5 +105,9 @@ export function dataSourceOptions(
     supportBigNumbers: true,
     bigNumberStrings: true,
     poolSize: 10,
+    // A write's outbox INSERT goes with its COMMIT, `INSERT ...; COMMIT`, one round trip
+    // (Tx.withCommit). Every statement of the service takes its values as parameters, which
+    // mysql2 escapes, so no value can end a statement and start another.
+    multipleStatements: true,
   };
 }

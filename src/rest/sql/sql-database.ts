@@ -85,6 +85,13 @@ export interface WriteSetLimits {
 export interface Tx {
   run(sql: string, parameters?: unknown[]): Promise<RunResult>;
   /**
+   * A statement whose result nobody reads, sent with the COMMIT: on MySQL in the same round trip
+   * (`INSERT ...; COMMIT`), elsewhere just before it. It commits with the transaction or not at
+   * all: refused, nothing commits; its answer lost, the commit's outcome is unknown, as a lost
+   * COMMIT's. For the change feed's outbox, which would otherwise cost each write a round trip.
+   */
+  withCommit(sql: string, parameters?: unknown[]): void;
+  /**
    * `callback` is called once this transaction has committed (the unit of work's, when the
    * transaction joined one), after its connection went back: not after a rollback, nor when
    * the commit's outcome is unknown. A callback's error is not the write's: it is ignored.

@@ -30,6 +30,11 @@ export interface TransactionSession {
    * deadline passed while waiting for it may have let it commit.
    */
   send(sql: string, parameters: unknown[], committing?: boolean): Promise<SessionAnswer>;
+  /**
+   * Whether statements and the COMMIT may go as one text, `a; b; COMMIT` (MySQL's multiple
+   * statements): the server runs them in order and stops at the first it refuses.
+   */
+  readonly batchesCommit: boolean;
   /** Whether the connection that `error` came from cannot be trusted any more. */
   lostBy(error: unknown): boolean;
   /**
@@ -43,6 +48,11 @@ export interface TransactionSession {
   destroy(): void;
 }
 
+/** A result header (mysql2's ResultSetHeader), not a row. */
+function isHeader(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'serverStatus' in value;
+}
+
 /** MySQL's SERVER_STATUS_IN_TRANS: a transaction is open on the connection. */
 const SERVER_STATUS_IN_TRANS = 1;
 
@@ -52,6 +62,7 @@ const SERVER_STATUS_IN_TRANS = 1;
  */
 export class MysqlSession implements TransactionSession {
   readonly begin = 'START TRANSACTION';
+  readonly batchesCommit = true;
   ended = false;
 
   private constructor(
@@ -74,9 +85,11 @@ export class MysqlSession implements TransactionSession {
       () => this.destroy(),
       committing,
     );
-    // Rows for a SELECT (or RETURNING), a result header (an OK packet) for the other statements.
-    if (Array.isArray(answer)) return { result: { rows: answer as Row[], affected: 0, insertId: 0 } };
-    const header = answer as { affectedRows?: number; insertId?: number; serverStatus?: number };
+    // Rows for a SELECT (or RETURNING), a result header (an OK packet) for the other statements;
+    // for several statements, one result each: the last one's header says what the server is in.
+    const last = Array.isArray(answer) && isHeader(answer.at(-1)) ? answer.at(-1) : answer;
+    if (Array.isArray(last)) return { result: { rows: last as Row[], affected: 0, insertId: 0 } };
+    const header = last as { affectedRows?: number; insertId?: number; serverStatus?: number };
     return {
       result: {
         rows: [],
@@ -120,6 +133,7 @@ export class MysqlSession implements TransactionSession {
  */
 export class SqliteSession implements TransactionSession {
   readonly begin = 'BEGIN';
+  readonly batchesCommit = false;
   ended = false;
 
   constructor(

@@ -98,6 +98,12 @@ export const CONFLICT_RETRY = new RetryPolicy({
  */
 export type FaultInjector = (sql: string) => Error | undefined;
 
+/** A statement sent with the COMMIT (Tx.withCommit). */
+interface Statement {
+  sql: string;
+  parameters: unknown[];
+}
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class TransactionRunner {
@@ -142,17 +148,34 @@ export class TransactionRunner {
   private async once<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const session = await this.sessions();
     const committed: (() => void)[] = [];
+    const withCommit: Statement[] = [];
     let result: T;
     try {
       await this.send(session, session.begin);
-      result = await work(this.txOf(session, committed));
+      result = await work(this.txOf(session, committed, withCommit));
+      // Where statements cannot go with the COMMIT, they go just before it.
+      if (!session.batchesCommit) {
+        for (const { sql, parameters } of withCommit.splice(0)) {
+          await this.observed(sql, () => this.send(session, sql, parameters));
+        }
+      }
     } catch (error) {
       await this.abandon(session, error);
       throw error;
     }
     let answer;
     try {
-      answer = await this.send(session, 'COMMIT', [], true);
+      answer =
+        withCommit.length === 0
+          ? await this.send(session, 'COMMIT', [], true)
+          : await this.observed(withCommit.map((w) => w.sql).join('; '), () =>
+              this.send(
+                session,
+                [...withCommit.map((w) => w.sql), 'COMMIT'].join('; '),
+                withCommit.flatMap((w) => w.parameters),
+                true,
+              ),
+            );
     } catch (error) {
       throw await this.failedCommit(session, error);
     }
@@ -217,21 +240,30 @@ export class TransactionRunner {
     return error;
   }
 
-  private txOf(session: TransactionSession, committed: (() => void)[]): Tx {
+  private txOf(
+    session: TransactionSession,
+    committed: (() => void)[],
+    withCommit: Statement[],
+  ): Tx {
     return {
       afterCommit: (callback) => void committed.push(callback),
-      run: async (sql, parameters = []) => {
-        const done = this.observe?.(sql, 'write', this.pool);
-        try {
-          const { result } = await this.send(session, sql, parameters);
-          done?.();
-          return result;
-        } catch (error) {
-          done?.(error);
-          throw error;
-        }
-      },
+      withCommit: (sql, parameters = []) => void withCommit.push({ sql, parameters }),
+      run: async (sql, parameters = []) =>
+        (await this.observed(sql, () => this.send(session, sql, parameters))).result,
     };
+  }
+
+  /** `send`, told to the observer as the statement `sql` (the work's statements, not BEGIN). */
+  private async observed<A>(sql: string, send: () => Promise<A>): Promise<A> {
+    const done = this.observe?.(sql, 'write', this.pool);
+    try {
+      const answer = await send();
+      done?.();
+      return answer;
+    } catch (error) {
+      done?.(error);
+      throw error;
+    }
   }
 
   /** One statement on `session`, through the test's fault injector where there is one. */

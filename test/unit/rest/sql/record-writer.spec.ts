@@ -24,7 +24,13 @@ function failing(inner: SqlDatabase, prefix: string, failAt: number): SqlDatabas
     quote: (name) => inner.quote(name),
     query: (sql, parameters) => inner.query(sql, parameters),
     transaction: (work) =>
-      inner.transaction((tx) => work({ run: run(tx), afterCommit: (c) => tx.afterCommit(c) })),
+      inner.transaction((tx) =>
+        work({
+          run: run(tx),
+          afterCommit: (c) => tx.afterCommit(c),
+          withCommit: (sql, parameters) => tx.withCommit(sql, parameters),
+        }),
+      ),
     write: (sql, parameters) => inner.write(sql, parameters),
     unitOfWork: (work) => inner.unitOfWork(work),
   };
@@ -454,6 +460,7 @@ describe('RecordWriter on SQLite', () => {
                 return tx.run(sql, parameters);
               },
               afterCommit: (callback) => tx.afterCommit(callback),
+              withCommit: (sql, parameters) => tx.withCommit(sql, parameters),
             }),
           ),
         unitOfWork: (work) => db.unitOfWork(work),

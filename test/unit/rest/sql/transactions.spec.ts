@@ -29,14 +29,18 @@ class FakeSession implements TransactionSession {
   fate: 'held' | 'released' | 'destroyed' = 'held';
   sent: string[] = [];
   open = false;
-  constructor(readonly fail: Record<string, Error> = {}) {}
+  constructor(
+    readonly fail: Record<string, Error> = {},
+    /** As MySQL: statements may go with the COMMIT as one text. */
+    readonly batchesCommit = false,
+  ) {}
   async send(sql: string): Promise<SessionAnswer> {
     this.sent.push(sql);
     if (sql === this.begin) this.open = true;
     const error = this.fail[sql];
     // A refused statement leaves the transaction open, as 1205 and 1317 do.
     if (error) throw error;
-    if (sql === 'COMMIT' || sql === 'ROLLBACK') this.open = false;
+    if (sql.endsWith('COMMIT') || sql === 'ROLLBACK') this.open = false;
     return { result: { rows: [], affected: 1, insertId: 0 }, inTransaction: this.open };
   }
   lostBy(error: unknown) {
@@ -128,6 +132,57 @@ describe('TransactionRunner', () => {
       ['START TRANSACTION', 'UPDATE', 'ROLLBACK'],
     ]);
     expect(second.sent).toEqual(['START TRANSACTION', 'UPDATE', 'COMMIT']);
+  });
+
+  describe('statements sent with the COMMIT', () => {
+    /** A write whose outbox row goes with its COMMIT; the after-commit callback says it ran. */
+    async function outboxWrite(runner: TransactionRunner) {
+      let told = false;
+      const outcome = await runner
+        .transaction(async (tx) => {
+          await tx.run('UPDATE');
+          tx.withCommit('INSERT event', []);
+          tx.afterCommit(() => (told = true));
+        })
+        .then(
+          () => 'committed',
+          (e: unknown) => e,
+        );
+      return { outcome, told };
+    }
+
+    it("should send them in the COMMIT's round trip where the database takes several statements", async () => {
+      const session = new FakeSession({}, true);
+      expect(await outboxWrite(runnerOf(session))).toEqual({ outcome: 'committed', told: true });
+      expect([session.sent, session.fate]).toEqual([
+        ['START TRANSACTION', 'UPDATE', 'INSERT event; COMMIT'],
+        'released',
+      ]);
+    });
+
+    it('should send them just before the COMMIT elsewhere', async () => {
+      const session = new FakeSession();
+      expect(await outboxWrite(runnerOf(session))).toEqual({ outcome: 'committed', told: true });
+      expect(session.sent).toEqual(['START TRANSACTION', 'UPDATE', 'INSERT event', 'COMMIT']);
+    });
+
+    it('should roll back when the server refuses them, and commit nothing', async () => {
+      const full = driverError('ER_RECORD_FILE_FULL', 1114);
+      const session = new FakeSession({ 'INSERT event; COMMIT': full }, true);
+      expect(await outboxWrite(runnerOf(session))).toEqual({ outcome: full, told: false });
+      expect([session.sent.at(-1), session.fate]).toEqual(['ROLLBACK', 'released']);
+    });
+
+    it("should say the write may have been saved when their answer is lost, as a COMMIT's", async () => {
+      const lost = driverError('ECONNRESET', 0, true);
+      const session = new FakeSession({ 'INSERT event; COMMIT': lost }, true);
+      const { outcome, told } = await outboxWrite(runnerOf(session, new FakeSession({}, true)));
+      expect([outcome instanceof CommitOutcomeUnknown, told, session.fate]).toEqual([
+        true,
+        false,
+        'destroyed',
+      ]);
+    });
   });
 
   describe('after-commit callbacks', () => {
