@@ -105,6 +105,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
         'traceparent',
         'tracestate',
         'Idempotent-Replayed',
+        // Where to go next: a change feed's 409 or 410 names where to start again (rel=first).
+        'Link',
       ],
     });
   }

@@ -58,7 +58,7 @@ describe('operations over HTTP', () => {
       expect(res.status).toBe(200);
       expect(res.headers['access-control-allow-origin']).toBe('https://a.example');
       expect(res.headers['access-control-expose-headers']).toBe(
-        'Location,X-Request-Id,ETag,Retry-After,traceparent,tracestate,Idempotent-Replayed',
+        'Location,X-Request-Id,ETag,Retry-After,traceparent,tracestate,Idempotent-Replayed,Link',
       );
       expect(res.headers['vary'].split(/,\s*/)).toEqual(
         expect.arrayContaining(['Accept', 'Origin']),
