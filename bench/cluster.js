@@ -6,16 +6,19 @@
  *
  *  1. Starts the three nodes (SQL ports BENCH_CLUSTER_PORT_BASE, +4, +8) and the one node (+12),
  *     seeds each with BENCH_MARBLES marbles (`node dist/seed.js`, through the first node).
- *  2. Starts the service three times (ports 3120, 3121 and 3122, plus BENCH_PORT_OFFSET):
+ *  2. Starts the service four times (ports 3120 to 3123, plus BENCH_PORT_OFFSET):
  *     DATABASE_URL naming the three nodes (writes through the first, reads round robin over the
- *     three, causal off the writer: the default CLUSTER_READS=causal), naming the one node, and
- *     naming the three nodes with CLUSTER_READS=after-write.
+ *     three, causal off the writer: the default CLUSTER_READS=causal), naming the one node,
+ *     naming the three nodes with CLUSTER_READS=after-write, and naming the first of the three
+ *     alone (the diagnostic row, last).
  *  3. Measures each row with wrk, a warm-up of each side, then BENCH_ROUNDS rounds that alternate
  *     the order (three nodes then one, then one then three, ...): req/s over all rounds and the
  *     median p50. Rows: a page of marbles, one marble, a create, a PATCH of a marble (writes go
  *     to one node, certified by the three); and on the three nodes, one marble read causally
  *     (`wsrep_sync_wait=1` off the writer, the default) against the same with
- *     CLUSTER_READS=after-write (no wait for a client without the cookie).
+ *     CLUSTER_READS=after-write (no wait for a client without the cookie); last, one marble on
+ *     the three-node cluster through node1 alone against the one node (a diagnostic: what the
+ *     reads' spreading over three processes on this machine costs).
  *     Targets (issue 28): writes >= 0.6x, reads >= 0.9x.
  *
  * Environment: BENCH_ROUNDS (default 3), BENCH_DURATION (seconds per run, default 5),
@@ -47,7 +50,12 @@ function settings() {
     connections: lib.positiveInt('BENCH_CONNECTIONS', 10, 1000),
     marbles: lib.positiveInt('BENCH_MARBLES', 10_000, 50_000_000),
     portBase: lib.positiveInt('BENCH_CLUSTER_PORT_BASE', 25_200, 32_000),
-    ports: { three: 3120 + offset, one: 3121 + offset, afterWrite: 3122 + offset },
+    ports: {
+      three: 3120 + offset,
+      one: 3121 + offset,
+      afterWrite: 3122 + offset,
+      firstNode: 3123 + offset,
+    },
   };
 }
 
@@ -155,6 +163,16 @@ const CAUSAL = {
   path: marble,
 };
 
+/**
+ * The diagnostic row: one marble on the three-node cluster read through its first node alone
+ * (DATABASE_URL naming node1) against the one node. Near 1, the one-marble row's gap is the
+ * reads spread over three mariadbd processes on this machine's cores, not the cluster.
+ */
+const FIRST_NODE = {
+  name: 'one marble: node1 of the three alone / one node',
+  path: marble,
+};
+
 async function main() {
   const config = settings();
   const wrk = lib.checkWrk();
@@ -163,7 +181,7 @@ async function main() {
   if (!fs.existsSync(path.join(ROOT, 'dist/main.js'))) {
     throw fail('dist/ is missing: run `npm run build` first (npm run bench does)');
   }
-  const rows = ROWS.length + 1;
+  const rows = ROWS.length + 2;
   const perRow = (config.warmup + config.rounds * config.duration) * 2 + 30;
   lib.watchdog('bench --cluster', 600_000 + rows * perRow * 1000);
   console.log(
@@ -210,6 +228,11 @@ async function main() {
       'after-write',
     );
     services.push(afterWrite.service);
+    // The diagnostic row: the three-node cluster through its first node alone (a one-node
+    // DATABASE_URL), every read on one mariadbd as on the one-node side.
+    const firstNode = { ...sides.three, name: 'node1 of the three alone' };
+    firstNode.service = startService(firstNode.name, config.ports.firstNode, three.nodes[0].url());
+    services.push(firstNode.service);
     await Promise.all(
       services.map((s) => lib.waitUntilAnswering(s.child, s.port, '/health/ready', 90_000)),
     );
@@ -236,6 +259,15 @@ async function main() {
       '',
       `${causal.a.p50.toFixed(1)} / ${causal.b.p50.toFixed(1)}`,
     ]);
+    const alone = await measure(config, FIRST_NODE, firstNode, sides.one);
+    lines.push([
+      FIRST_NODE.name,
+      `${Math.round(alone.a.rps)} (${alone.a.spread})`,
+      `${Math.round(alone.b.rps)} (${alone.b.spread})`,
+      (alone.a.rps / alone.b.rps).toFixed(2),
+      '',
+      `${alone.a.p50.toFixed(1)} / ${alone.b.p50.toFixed(1)}`,
+    ]);
     console.log(
       '\n' +
         lib.table(
@@ -251,7 +283,8 @@ async function main() {
         ),
     );
     console.log(
-      '(the causal row: both columns on the three nodes, CLUSTER_READS=causal / after-write)',
+      '(the causal row: both columns on the three nodes, CLUSTER_READS=causal / after-write;\n' +
+        ' the last row: the three-node cluster through node1 alone / the one node)',
     );
   } finally {
     await Promise.all(services.map((s) => lib.stopChild(s.child)));
