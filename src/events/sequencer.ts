@@ -54,6 +54,8 @@ export class Sequencer {
   /** A write committed events since the current round began sequencing. */
   private nudged = false;
   private stopped = false;
+  /** stop() was called: no round is put off for the gap any more. */
+  private stopping = false;
 
   constructor(
     private readonly db: SqlDatabase,
@@ -65,16 +67,23 @@ export class Sequencer {
 
   start(): void {
     this.stopped = false;
+    this.stopping = false;
     this.timer = setInterval(() => void this.tick(), this.options.everyMs);
     this.timer.unref();
   }
 
+  /**
+   * Stops polling, after a last round for the events that writes of this instance nudged and
+   * that wait for the gap to pass: a clean shutdown leaves none of its own for the next poll.
+   */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.stopping = true;
     clearInterval(this.timer);
     clearTimeout(this.pending);
     this.pending = undefined;
     await this.running;
+    if (this.nudged && !this.stopped) await this.run(false);
+    this.stopped = true;
     if (this.leaseUntil > Date.now()) {
       // Hand the lease over at once rather than let the others wait for it to expire.
       await this.db
@@ -107,7 +116,7 @@ export class Sequencer {
 
   /** The next round for nudged events: now, or once the gap since the last round has passed. */
   private schedule(): void {
-    if (this.pending || this.stopped) return;
+    if (this.pending || this.stopped || this.stopping) return;
     const wait = this.lastRound + this.options.gapMs - Date.now();
     if (wait <= 0) {
       this.detached();

@@ -93,6 +93,18 @@ describe('Sequencer: positioning rounds under load', () => {
     expect(outbox.rounds).toBeLessThanOrEqual(8);
   });
 
+  it('should position what waits for the gap before it stops, and put nothing off after', async () => {
+    outbox.committed(sequencer);
+    await jest.advanceTimersByTimeAsync(1);
+    outbox.committed(sequencer);
+    expect(outbox.waiting).toBe(1);
+    await sequencer.stop();
+    expect([outbox.rounds, outbox.head, outbox.waiting]).toEqual([2, 2, 0]);
+    outbox.committed(sequencer);
+    await jest.advanceTimersByTimeAsync(GAP * 10);
+    expect([outbox.rounds, outbox.waiting]).toEqual([2, 1]);
+  });
+
   it('should not leave a write waiting once the gap has passed', async () => {
     outbox.committed(sequencer);
     await jest.advanceTimersByTimeAsync(1);
