@@ -142,7 +142,10 @@ export class EventsModule
             !config.enabled
               ? []
               : livePages
-                ? [rememberRequest, livePagesOf(runtime.store, collections)]
+                ? [
+                    rememberRequest,
+                    livePagesOf(runtime.store, collections, () => runtime.sequencer.nudge()),
+                  ]
                 : [rememberRequest],
         },
         {

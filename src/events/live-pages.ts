@@ -42,10 +42,20 @@ export function livePath(
   return undefined;
 }
 
-/** The feed's position, once the events committed before this call have one (or `waitMs`). */
-export async function settledPosition(store: EventStore, options: LiveOptions): Promise<number> {
+/**
+ * The feed's position, once the events committed before this call have one (or `waitMs`). Events
+ * waiting for theirs are positioned now (`nudge`: any instance may), whoever wrote them: an
+ * instance that stopped before positioning its own leaves them to the lease holder's poll, a
+ * second away.
+ */
+export async function settledPosition(
+  store: EventStore,
+  options: LiveOptions,
+  nudge: () => void = () => undefined,
+): Promise<number> {
   const pending = await store.unpositioned();
   if (pending !== undefined) {
+    nudge();
     const until = Date.now() + options.waitMs;
     while (Date.now() < until && (await store.waiting(pending))) {
       await new Promise((resolve) => setTimeout(resolve, options.stepMs));
@@ -62,6 +72,7 @@ export async function settledPosition(store: EventStore, options: LiveOptions): 
 export function livePages(
   store: EventStore,
   resources: readonly ResourceDefinition[],
+  nudge: () => void,
   options: LiveOptions = LIVE_TIMING,
 ) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -71,7 +82,7 @@ export function livePages(
     const asked = query === -1 ? req.originalUrl : req.originalUrl.slice(0, query);
     const page = livePath(asked.replace(/\.html$/i, ''), resources);
     if (!page) return next();
-    settledPosition(store, options).then(
+    settledPosition(store, options, nudge).then(
       (after) => {
         const live: LiveFeed = { events: `${page.resource.path}/events`, after };
         if (page.record !== undefined) live.record = page.record;

@@ -103,6 +103,23 @@ describe('live notice of the browsable pages', () => {
     }
   });
 
+  it('should position the events that wait for theirs before it reads the position', async () => {
+    // An event written from outside the service (or by an instance that stopped before its
+    // round): the lease holder's poll, stopped here, would position it a second later at most.
+    const sequencer = t.app.get(EventsRuntime).sequencer;
+    const before = await head(t);
+    const poll = jest.spyOn(sequencer, 'tick').mockResolvedValue(undefined);
+    try {
+      await t.insert('record_events', [
+        { collection: 'marbles', action: 'deleted', record_id: 99, at: Date.now() },
+      ]);
+      const { html } = await page(t, '/api/demo/marbles');
+      expect(liveRegion(html)?.['data-after']).toBe(String(before + 1));
+    } finally {
+      poll.mockRestore();
+    }
+  });
+
   it('should give no notice to error pages, the feed page, other pages and non-HTML answers', async () => {
     for (const path of [
       '/api/demo/marbles/999',
