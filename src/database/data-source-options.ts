@@ -105,9 +105,10 @@ export function dataSourceOptions(
     supportBigNumbers: true,
     bigNumberStrings: true,
     poolSize: 10,
-    // A write's outbox INSERT goes with its COMMIT, `INSERT ...; COMMIT`, one round trip
-    // (Tx.withCommit). Every statement of the service takes its values as parameters, which
-    // mysql2 escapes, so no value can end a statement and start another.
-    multipleStatements: true,
+    // On one server, a write's outbox INSERT goes with its COMMIT, `INSERT ...; COMMIT`, one
+    // round trip (Tx.withCommit; not on a Galera cluster, MysqlSession says why). Every statement
+    // of the service takes its values as parameters, which mysql2 escapes, so no value can end a
+    // statement and start another.
+    multipleStatements: !database.nodes,
   };
 }

@@ -138,7 +138,8 @@ export class TypeOrmDatabase extends SqlDatabase {
     this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
     let sessions: () => Promise<TransactionSession>;
     if (this.dialect === 'mysql') {
-      sessions = () => MysqlSession.open(this.primaryPool(), this.deadlineMs);
+      // A Galera cluster's sessions send nothing with their COMMIT (MysqlSession says why).
+      sessions = () => MysqlSession.open(this.primaryPool(), this.deadlineMs, !this.galera);
     } else {
       const driver = dataSource.driver as unknown as { databaseConnection: BetterSqlite3.Database };
       const sqlite = new SqliteSessions(

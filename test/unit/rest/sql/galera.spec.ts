@@ -210,7 +210,7 @@ describe('a Galera cluster as the service sees it', () => {
     const { cluster, nodes, states } = await started([SYNCED, SYNCED]);
     const policy = cluster.retryPolicy(CONFLICT_RETRY);
     const runner = new TransactionRunner(
-      () => MysqlSession.open(cluster.writer().calls, 0),
+      () => MysqlSession.open(cluster.writer().calls, 0, false),
       policy,
     );
     states[0].answer = failure('ECONNREFUSED', undefined, 'connect ECONNREFUSED h1:3306');
