@@ -123,6 +123,12 @@ export class TypeOrmDatabase extends SqlDatabase {
   private primary?: MysqlPool;
   /** With a Galera cluster: its nodes, the writer, the reads' rotation. */
   private galera?: GaleraCluster;
+  /**
+   * Whether statements may go with a transaction's COMMIT (Tx.withCommit): on a MySQL server
+   * that is no Galera node, known once open. Not on a Galera node even when DATABASE_URL names
+   * it alone (a proxy's one address in front of a cluster, say).
+   */
+  private batchesCommit = false;
   /** The transaction of the unit of work a call runs in, if any. */
   private readonly ambient = new AsyncLocalStorage<Tx>();
 
@@ -138,8 +144,8 @@ export class TypeOrmDatabase extends SqlDatabase {
     this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
     let sessions: () => Promise<TransactionSession>;
     if (this.dialect === 'mysql') {
-      // A Galera cluster's sessions send nothing with their COMMIT (MysqlSession says why).
-      sessions = () => MysqlSession.open(this.primaryPool(), this.deadlineMs, !this.galera);
+      // A Galera node's sessions send nothing with their COMMIT (MysqlSession says why).
+      sessions = () => MysqlSession.open(this.primaryPool(), this.deadlineMs, this.batchesCommit);
     } else {
       const driver = dataSource.driver as unknown as { databaseConnection: BetterSqlite3.Database };
       const sqlite = new SqliteSessions(
@@ -192,6 +198,8 @@ export class TypeOrmDatabase extends SqlDatabase {
     } else if (database.dialect === 'mysql' && cluster) {
       await database.openReplicas(cluster, replicas ?? { maxLag: 5, checkEveryMs: 1000 });
     }
+    database.batchesCommit =
+      database.dialect === 'mysql' && !database.galera && !(await runsGalera(dataSource));
     return database;
   }
 
@@ -426,4 +434,17 @@ export function sqlDatabaseProvider(optionsToken: string | symbol) {
       TypeOrmDatabase.open(dataSource, options, observe),
     inject: [DataSource, optionsToken, { token: SQL_OBSERVER, optional: true }],
   };
+}
+
+/**
+ * Whether the server (the primary, or the first node) is a Galera node: `wsrep_on` is set on
+ * MariaDB with Galera; MariaDB without it says 0, MySQL has no such variable (an error).
+ */
+export async function runsGalera(dataSource: DataSource): Promise<boolean> {
+  try {
+    const [row] = (await dataSource.query('SELECT @@wsrep_on AS wsrep')) as { wsrep: unknown }[];
+    return Number(row?.wsrep) === 1 || String(row?.wsrep).toUpperCase() === 'ON';
+  } catch {
+    return false;
+  }
 }
