@@ -173,6 +173,19 @@ const FIRST_NODE = {
   path: marble,
 };
 
+/** A table line of a measured pair: req/s and rounds of each side, the ratio, the target, p50s. */
+function lineOf(name, { a, b }, row = {}) {
+  const target = row.kind ? `>= ${row.kind === 'write' ? 0.6 : 0.9}` : '';
+  return [
+    name,
+    `${Math.round(a.rps)} (${a.spread})`,
+    `${Math.round(b.rps)} (${b.spread})`,
+    (a.rps / b.rps).toFixed(2),
+    target,
+    `${a.p50.toFixed(1)} / ${b.p50.toFixed(1)}`,
+  ];
+}
+
 async function main() {
   const config = settings();
   const wrk = lib.checkWrk();
@@ -238,36 +251,12 @@ async function main() {
     );
     const lines = [];
     for (const row of ROWS) {
-      const { a, b } = await measure(config, row, sides.three, sides.one);
-      const target = row.kind === 'write' ? 0.6 : 0.9;
-      lines.push([
-        row.name,
-        `${Math.round(a.rps)} (${a.spread})`,
-        `${Math.round(b.rps)} (${b.spread})`,
-        (a.rps / b.rps).toFixed(2),
-        `>= ${target}`,
-        `${a.p50.toFixed(1)} / ${b.p50.toFixed(1)}`,
-      ]);
-      console.log(`${row.name}: ${lines[lines.length - 1].slice(1).join('  ')}`);
+      const line = lineOf(row.name, await measure(config, row, sides.three, sides.one), row);
+      lines.push(line);
+      console.log(`${row.name}: ${line.slice(1).join('  ')}`);
     }
-    const causal = await measure(config, CAUSAL, sides.three, afterWrite);
-    lines.push([
-      CAUSAL.name,
-      `${Math.round(causal.a.rps)} (${causal.a.spread})`,
-      `${Math.round(causal.b.rps)} (${causal.b.spread})`,
-      (causal.a.rps / causal.b.rps).toFixed(2),
-      '',
-      `${causal.a.p50.toFixed(1)} / ${causal.b.p50.toFixed(1)}`,
-    ]);
-    const alone = await measure(config, FIRST_NODE, firstNode, sides.one);
-    lines.push([
-      FIRST_NODE.name,
-      `${Math.round(alone.a.rps)} (${alone.a.spread})`,
-      `${Math.round(alone.b.rps)} (${alone.b.spread})`,
-      (alone.a.rps / alone.b.rps).toFixed(2),
-      '',
-      `${alone.a.p50.toFixed(1)} / ${alone.b.p50.toFixed(1)}`,
-    ]);
+    lines.push(lineOf(CAUSAL.name, await measure(config, CAUSAL, sides.three, afterWrite)));
+    lines.push(lineOf(FIRST_NODE.name, await measure(config, FIRST_NODE, firstNode, sides.one)));
     console.log(
       '\n' +
         lib.table(

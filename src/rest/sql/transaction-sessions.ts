@@ -69,7 +69,7 @@ export class MysqlSession implements TransactionSession {
     private readonly deadlineMs: number,
     /**
      * One server (or a primary with replicas): it stops a batch of statements at the first it
-     * refuses, so a COMMIT after a refused statement never runs. Not on a Galera cluster: there
+     * refuses, so a COMMIT after a refused statement never runs. Not on a Galera node: there
      * a transaction another node's write aborts (certification, a "brute force" abort) may have
      * the batch's later statements run after it, and such a COMMIT answered OK for a write the
      * cluster had rolled back (2 of 96 concurrent bulk updates, test/ops/galera/conflicts.spec).
