@@ -26,6 +26,11 @@ const COLUMNS = [
 export class ChangeRecorder implements ChangeLog {
   private readonly inTx: TxDatabase;
   private readonly queries = new Map<ResourceDefinition, RecordQuery>();
+  /** `INSERT INTO record_events (...) VALUES `, quoted once. */
+  private readonly insert: string;
+  /** One event's row of placeholders, and the whole statement for one event (most writes). */
+  private readonly row = `(${placeholders(COLUMNS.length)})`;
+  private readonly insertOne: string;
 
   constructor(
     private readonly db: SqlDatabase,
@@ -33,6 +38,9 @@ export class ChangeRecorder implements ChangeLog {
     private readonly committed: () => void = () => undefined,
   ) {
     this.inTx = new TxDatabase(db);
+    const q = (name: string) => db.quote(name);
+    this.insert = `INSERT INTO ${q('record_events')} (${COLUMNS.map(q).join(', ')}) VALUES `;
+    this.insertOne = this.insert + this.row;
   }
 
   async recorded(
@@ -66,11 +74,9 @@ export class ChangeRecorder implements ChangeLog {
         actor,
       ];
     });
-    const q = (name: string) => this.db.quote(name);
     // Nothing reads its answer: it goes with the COMMIT, in the same round trip on MySQL.
     tx.withCommit(
-      `INSERT INTO ${q('record_events')} (${COLUMNS.map(q).join(', ')}) VALUES ` +
-        ids.map(() => `(${placeholders(COLUMNS.length)})`).join(', '),
+      ids.length === 1 ? this.insertOne : this.insert + ids.map(() => this.row).join(', '),
       values,
     );
     tx.afterCommit(this.committed);
