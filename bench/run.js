@@ -67,6 +67,9 @@
  *   BENCH_MAX_DURATION        ceiling on those longer runs, default 30
  *   BENCH_ROUNDS              measured runs per scenario and server, default 3
  *   BENCH_WARMUP              seconds of warm-up per scenario and server, default 2
+ *   BENCH_FIRST_WARMUP        seconds of warm-up the first time a server meets a kind of load
+ *                             (reads, or one write mode), default 10: a fresh process measured
+ *                             against a warm one would be measured while it still compiles
  *   BENCH_CONNECTIONS         concurrent connections, small size, default 10
  *   BENCH_LARGE_CONNECTIONS   concurrent connections, large size, default 4
  *   BENCH_THREADS             wrk threads, default 1 (the machine has 2 cores)
@@ -500,6 +503,7 @@ function loadSettings() {
     maxDuration: lib.positiveInt('BENCH_MAX_DURATION', 30, 600),
     rounds: lib.positiveInt('BENCH_ROUNDS', 3, 50),
     warmup: lib.positiveInt('BENCH_WARMUP', 2, 600, 0),
+    firstWarmup: lib.positiveInt('BENCH_FIRST_WARMUP', 10, 600, 0),
     threads: lib.positiveInt('BENCH_THREADS', 1, 64),
     timeout: lib.positiveInt('BENCH_TIMEOUT', 30, 600),
     replicaUrls: replicaUrls(),
@@ -906,6 +910,8 @@ function masked(body) {
 
 async function measure(settings, size, running, writes) {
   const rows = [];
+  /** Server and kind of load (reads, or a write mode) that have had their first, longer warm-up. */
+  const warmed = new Set();
   const settle = () => lib.quiesce(settings.db, (settings.timeout + 30) * 1000);
   for (const scenario of size.scenarios) {
     const pair = [running[scenario.service], running[scenario.reference]];
@@ -933,7 +939,14 @@ async function measure(settings, size, running, writes) {
       return result;
     };
     process.stdout.write(`  ${scenario.name.padEnd(34)}`);
-    if (settings.warmup > 0) for (const i of [0, 1]) await load(i, settings.warmup);
+    if (settings.warmup > 0) {
+      for (const i of [0, 1]) {
+        const kind = `${pair[i].label} ${sends[i]?.mode ?? 'reads'}`;
+        const first = !warmed.has(kind);
+        warmed.add(kind);
+        await load(i, first ? Math.max(settings.warmup, settings.firstWarmup) : settings.warmup);
+      }
+    }
     const duration = scenario.write
       ? settings.duration
       : await runDuration(settings, size, paths, pair);
@@ -1045,7 +1058,8 @@ function printTable(settings, size, rows, pending) {
     `\n${size.name}: ${size.marbles} marbles, ${size.connections} connections, ` +
       `${settings.rounds} alternating round${settings.rounds === 1 ? '' : 's'} per server of ` +
       `${stretched ? 's/run seconds' : `${settings.duration} s`} each ` +
-      `after a ${settings.warmup} s warm-up, the database idle before each run ` +
+      `after a ${settings.warmup} s warm-up (${settings.firstWarmup} s the first time a server ` +
+      'meets reads or a write mode), the database idle before each run ' +
       '(wrk, GET, keep-alive, loopback). req/s over all rounds ' +
       '(± half the range between rounds); p50/p99: median over rounds; CPU ms/req: CPU time ' +
       'of the server process per request, service / reference; ratios: service / reference.\n',
@@ -1156,7 +1170,8 @@ function sizeBudgetMs(settings, size) {
   const measuring =
     size.scenarios.length *
     2 *
-    ((settings.warmup ? perRun(settings.warmup) : 0) + settings.rounds * perRun(longest));
+    ((settings.warmup ? perRun(Math.max(settings.warmup, settings.firstWarmup)) : 0) +
+      settings.rounds * perRun(longest));
   return (
     lib.seedBudgetMs(size.marbles) +
     120_000 +

@@ -9,6 +9,7 @@ import { OrderingIndexes1763800000000 } from './migrations/1763800000000-orderin
 import { SafeWrites1763900000000 } from './migrations/1763900000000-safe-writes';
 import { DescriptionKey1764000000000 } from './migrations/1764000000000-description-key';
 import { RecordEvents1764100000000 } from './migrations/1764100000000-record-events';
+import { EventPositionIndex1764200000000 } from './migrations/1764200000000-event-position-index';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -27,6 +28,7 @@ export const MIGRATIONS: MigrationClass[] = [
   SafeWrites1763900000000,
   DescriptionKey1764000000000,
   RecordEvents1764100000000,
+  EventPositionIndex1764200000000,
 ];
 
 /**

@@ -3,10 +3,10 @@ import { dialectEntity } from '../rest/sql/tables';
 /**
  * One change of one record, added by the write in its own transaction; `position` is given once
  * it has committed (sequencer.ts). Read and written as plain SQL (change-recorder.ts,
- * event-store.ts); the entity describes the table for the schema check
- * (migrations/1764100000000-record-events.ts). `action`: `created`, `updated` or `deleted`;
- * `record`: the record as `show` renders it, as JSON, NULL for `deleted` (MEDIUMBLOB on MySQL,
- * BLOB on SQLite); `at`: milliseconds since the epoch.
+ * event-store.ts); the entity describes the table for the schema check (migrations
+ * 1764100000000-record-events.ts and 1764200000000-event-position-index.ts). `action`: `created`,
+ * `updated` or `deleted`; `record`: the record as `show` renders it, as JSON, NULL for `deleted`
+ * (MEDIUMBLOB on MySQL, BLOB on SQLite); `at`: milliseconds since the epoch.
  */
 export const RecordEvent = dialectEntity('record_events', (dialect) => ({
   name: 'record_events',
@@ -23,7 +23,7 @@ export const RecordEvent = dialectEntity('record_events', (dialect) => ({
     request_id: { type: 'varchar', length: 255, nullable: true },
     actor: { type: 'varchar', length: 255, nullable: true },
   },
-  indices: [{ name: 'uq_record_events_position', columns: ['position'], unique: true }],
+  indices: [{ name: 'idx_record_events_position', columns: ['position'] }],
 }));
 
 /**
