@@ -8,6 +8,7 @@ import {
   clusterOf,
   FailoverListener,
   GaleraCluster,
+  wsrepOn,
 } from './galera';
 import {
   ClusterStatus,
@@ -443,7 +444,7 @@ export function sqlDatabaseProvider(optionsToken: string | symbol) {
 export async function runsGalera(dataSource: DataSource): Promise<boolean> {
   try {
     const [row] = (await dataSource.query('SELECT @@wsrep_on AS wsrep')) as { wsrep: unknown }[];
-    return Number(row?.wsrep) === 1 || String(row?.wsrep).toUpperCase() === 'ON';
+    return wsrepOn(row?.wsrep);
   } catch {
     return false;
   }

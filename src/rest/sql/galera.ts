@@ -36,6 +36,11 @@ export type FailoverListener = (
 const STATUS_SQL =
   "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_cluster_status')";
 
+/** Whether `@@wsrep_on`, as the server answers it (1, or ON), says the server is a Galera node. */
+export function wsrepOn(value: unknown): boolean {
+  return Number(value) === 1 || String(value).toUpperCase() === 'ON';
+}
+
 /** One node of the cluster: its pool and what the last check (or a failed call) found. */
 export class GaleraNode {
   status: ClusterNodeStatus;
@@ -81,7 +86,7 @@ export class GaleraNode {
       timeoutMs,
     );
     return {
-      galera: Number(row?.wsrep) === 1,
+      galera: wsrepOn(row?.wsrep),
       limits: { rows: Number(row?.ws_rows ?? 0), bytes: Number(row?.ws_size ?? 0) },
     };
   }
