@@ -28,13 +28,7 @@ const lib = require('./lib');
 
 const MARBLES = 10_000;
 const CONNECTIONS = 10;
-const ROUNDS = lib.positiveInt('FLOOR_ROUNDS', 6, 100);
-const SECONDS = lib.positiveInt('FLOOR_SECONDS', 5, 600);
 const WARM_UP_MS = 2000;
-/** The sequencer's least gap between two batches under load (src/events/events.module.ts). */
-const GAP_MS = lib.positiveInt('FLOOR_GAP_MS', 50, 10_000);
-/** FLOOR_SEQUENCER=off: the event's INSERT alone, nothing positioned (what the batches cost). */
-const SEQUENCER = !/^(0|false|no|off)$/i.test(process.env.FLOOR_SEQUENCER || '');
 /** src/events/sequencer.ts's SEQUENCE_BATCH. */
 const BATCH = 500;
 
@@ -43,6 +37,22 @@ const MARBLE_COLUMNS =
 const EVENT_INSERT =
   'INSERT INTO record_events (collection, action, record_id, record, etag, at, request_id, actor)' +
   ' VALUES (?, ?, ?, ?, ?, ?, ?, ?); COMMIT';
+
+/** The run's settings, from the environment (header), each checked. */
+function settings() {
+  const sequencer = (process.env.FLOOR_SEQUENCER || 'on').toLowerCase();
+  if (!['on', 'off'].includes(sequencer)) {
+    throw lib.fail(`FLOOR_SEQUENCER must be on or off, got "${process.env.FLOOR_SEQUENCER}"`);
+  }
+  return {
+    rounds: lib.positiveInt('FLOOR_ROUNDS', 6, 100),
+    seconds: lib.positiveInt('FLOOR_SECONDS', 5, 600),
+    /** The sequencer's least gap between two batches under load (src/events/events.module.ts). */
+    gapMs: lib.positiveInt('FLOOR_GAP_MS', 50, 10_000),
+    /** Off: the event's INSERT alone, nothing positioned (what the batches cost). */
+    sequencer: sequencer === 'on',
+  };
+}
 
 /** The server's process id, from its pid file: its CPU time is read from /proc. */
 async function serverPid(connection) {
@@ -116,7 +126,7 @@ async function position(connection) {
 }
 
 /** `ms` of creates on every connection (and batches, with events); the transactions done. */
-async function load(connections, sequencer, withEvent, ms, tag) {
+async function load(connections, sequencer, { withEvent, options }, ms, tag) {
   let stop = false;
   let done = 0;
   const writers = connections.map(async (connection, c) => {
@@ -126,12 +136,12 @@ async function load(connections, sequencer, withEvent, ms, tag) {
     }
   });
   const positioning =
-    withEvent && SEQUENCER
+    withEvent && options.sequencer
       ? (async () => {
           while (!stop) {
             const started = Date.now();
             await position(sequencer);
-            await lib.sleep(Math.max(0, GAP_MS - (Date.now() - started)));
+            await lib.sleep(Math.max(0, options.gapMs - (Date.now() - started)));
           }
           await position(sequencer);
         })()
@@ -143,6 +153,7 @@ async function load(connections, sequencer, withEvent, ms, tag) {
 }
 
 async function main() {
+  const options = settings();
   const db = lib.databaseSettings();
   console.log(`Database ${lib.redact(db.mysqlUrl)}: seeding ${MARBLES} marbles...`);
   await lib.seed(db, MARBLES);
@@ -153,26 +164,27 @@ async function main() {
   const sequencer = await open();
   const pid = await serverPid(sequencer);
   const sides = [
-    { label: 'no outbox', withEvent: false, rounds: [] },
-    { label: 'outbox', withEvent: true, rounds: [] },
+    { label: 'no outbox', withEvent: false, options, rounds: [] },
+    { label: 'outbox', withEvent: true, options, rounds: [] },
   ];
   let runs = 0;
   try {
     for (const side of sides)
       await load(connections, sequencer, side.withEvent, WARM_UP_MS, ++runs);
-    console.log(`Measuring: ${ROUNDS} rounds per side of ${SECONDS} s, ${CONNECTIONS} connections`);
-    for (let round = 0; round < ROUNDS; round++) {
+    const { rounds, seconds } = options;
+    console.log(`Measuring: ${rounds} rounds per side of ${seconds} s, ${CONNECTIONS} connections`);
+    for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse();
       for (const side of order) {
         await lib.quiesce(db, 10_000);
         const server = lib.cpuMs(pid);
         const own = process.cpuUsage();
         const started = Date.now();
-        const done = await load(connections, sequencer, side.withEvent, SECONDS * 1000, ++runs);
-        const seconds = (Date.now() - started) / 1000;
+        const done = await load(connections, sequencer, side, seconds * 1000, ++runs);
+        const elapsed = (Date.now() - started) / 1000;
         const ownUs = process.cpuUsage(own);
         side.rounds.push({
-          perSecond: done / seconds,
+          perSecond: done / elapsed,
           serverUs: ((lib.cpuMs(pid) - server) * 1000) / done,
           clientUs: (ownUs.user + ownUs.system) / done,
         });
@@ -181,7 +193,7 @@ async function main() {
   } finally {
     await Promise.all([...connections, sequencer].map((c) => c.end().catch(() => undefined)));
   }
-  const mean = (side, key) => side.rounds.reduce((sum, r) => sum + r[key], 0) / ROUNDS;
+  const mean = (side, key) => side.rounds.reduce((sum, r) => sum + r[key], 0) / side.rounds.length;
   const [plain, outbox] = sides;
   const cells = (key, digits) => [
     mean(outbox, key).toFixed(digits),
@@ -192,7 +204,7 @@ async function main() {
     '\n' +
       lib.table(
         [
-          `create as the service sends it${SEQUENCER ? `, batches every ${GAP_MS} ms` : ', no batches'}`,
+          `create as the service sends it${options.sequencer ? `, batches every ${options.gapMs} ms` : ', no batches'}`,
           'outbox',
           'no outbox',
           'ratio',
