@@ -69,7 +69,8 @@ function databaseSettings() {
   return { mysqlUrl, url, database };
 }
 
-async function connect(db, withDatabase) {
+/** A connection to the benchmark's server (to its database with `withDatabase`); `options`: mysql2's. */
+async function connect(db, withDatabase, options = {}) {
   const mysql = require('mysql2/promise');
   const url = new URL(db.url);
   if (!withDatabase) url.pathname = '/';
@@ -77,6 +78,7 @@ async function connect(db, withDatabase) {
     return await mysql.createConnection({
       uri: url.toString().replace(/^mariadb:/, 'mysql:'),
       connectTimeout: 5000,
+      ...options,
     });
   } catch (error) {
     const where = `${url.hostname}:${url.port || 3306}`;

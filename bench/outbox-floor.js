@@ -157,9 +157,7 @@ async function main() {
   const db = lib.databaseSettings();
   console.log(`Database ${lib.redact(db.mysqlUrl)}: seeding ${MARBLES} marbles...`);
   await lib.seed(db, MARBLES);
-  const mysql = require('mysql2/promise');
-  const uri = db.url.toString().replace(/^mariadb:/, 'mysql:');
-  const open = () => mysql.createConnection({ uri, multipleStatements: true });
+  const open = () => lib.connect(db, true, { multipleStatements: true });
   const connections = await Promise.all(Array.from({ length: CONNECTIONS }, open));
   const sequencer = await open();
   const pid = await serverPid(sequencer);
