@@ -5,10 +5,11 @@
  * bench/run.js. Ten connections of mysql2 alone run a create as the service sends it on one
  * MySQL server (START TRANSACTION, the marble's INSERT, its SELECT, COMMIT), in alternating
  * rounds: once as it is, once with the event's INSERT sent with the COMMIT (`INSERT INTO
- * record_events ...; COMMIT`, the record as JSON bytes, as src/events/change-recorder.ts sends
- * it) and, on an eleventh connection, the sequencer's batch every 50 ms (the statements of
- * src/events/sequencer.ts: the sequencer row locked, the unpositioned events read, positioned,
- * `last_position` stored). Nothing else: no HTTP, no Nest, no rendering.
+ * record_event_outbox ...; COMMIT`, the record as JSON bytes, as src/events/change-recorder.ts
+ * sends it) and, on an eleventh connection, the sequencer's batch every 50 ms (the statements of
+ * src/events/sequencer.ts: the sequencer row locked, the outbox's events read, copied into the
+ * feed with their positions and deleted from the outbox, `last_position` stored). Nothing else:
+ * no HTTP, no Nest, no rendering.
  *
  * It prints, for each side, transactions a second, the database server's CPU time per
  * transaction (mariadbd's, from /proc: the server must run on this machine) and this process's,
@@ -19,7 +20,7 @@
  * Environment: BENCH_MYSQL_URL as for bench/run.js (the database is seeded afresh: its rows are
  * replaced); FLOOR_ROUNDS (6) rounds per side of FLOOR_SECONDS (5) s each, after a 2 s warm-up;
  * FLOOR_GAP_MS (50), the least time between two batches; FLOOR_SEQUENCER=off, no batches at all
- * (the events stay unpositioned): the INSERT's share of the cost apart from the positioning's.
+ * (the events stay in the outbox): the INSERT's share of the cost apart from the positioning's.
  */
 'use strict';
 
@@ -34,9 +35,8 @@ const BATCH = 500;
 
 const MARBLE_COLUMNS =
   'id, name, radius_mm, price, is_discounted, created_at, updated_at, user_id, description, picture, version';
-const EVENT_INSERT =
-  'INSERT INTO record_events (collection, action, record_id, record, etag, at, request_id, actor)' +
-  ' VALUES (?, ?, ?, ?, ?, ?, ?, ?); COMMIT';
+const EVENT_COLUMNS = 'collection, action, record_id, record, etag, at, request_id, actor';
+const EVENT_INSERT = `INSERT INTO record_event_outbox (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?); COMMIT`;
 
 /** The run's settings, from the environment (header), each checked. */
 function settings() {
@@ -95,7 +95,10 @@ async function create(connection, name, withEvent) {
   ]);
 }
 
-/** One batch of the sequencer, in its own transaction: the events committed meanwhile. */
+/**
+ * One batch of the sequencer, in its own transaction: the events committed meanwhile move from
+ * the outbox into the feed with their positions.
+ */
 async function position(connection) {
   await connection.query('START TRANSACTION');
   try {
@@ -103,16 +106,19 @@ async function position(connection) {
       "SELECT last_position AS head FROM record_event_sequencer WHERE name = 'events' FOR UPDATE",
     );
     const [waiting] = await connection.query(
-      `SELECT id FROM record_events WHERE position IS NULL ORDER BY id LIMIT ${BATCH}`,
+      `SELECT id FROM record_event_outbox ORDER BY id LIMIT ${BATCH}`,
     );
     const head = Number(row.head);
     if (waiting.length > 0) {
       const ids = waiting.map((r) => r.id);
+      const list = ids.map(() => '?').join(', ');
       await connection.query(
-        `UPDATE record_events SET position = CASE id ${ids.map(() => 'WHEN ? THEN ?').join(' ')} END` +
-          ` WHERE id IN (${ids.map(() => '?').join(', ')}) AND position IS NULL`,
+        `INSERT INTO record_events (position, outbox_id, ${EVENT_COLUMNS})` +
+          ` SELECT CASE id ${ids.map(() => 'WHEN ? THEN ?').join(' ')} END, id, ${EVENT_COLUMNS}` +
+          ` FROM record_event_outbox WHERE id IN (${list})`,
         [...ids.flatMap((id, i) => [id, head + i + 1]), ...ids],
       );
+      await connection.query(`DELETE FROM record_event_outbox WHERE id IN (${list})`, ids);
       await connection.query(
         "UPDATE record_event_sequencer SET last_position = ? WHERE name = 'events'",
         [head + ids.length],
@@ -167,8 +173,7 @@ async function main() {
   ];
   let runs = 0;
   try {
-    for (const side of sides)
-      await load(connections, sequencer, side.withEvent, WARM_UP_MS, ++runs);
+    for (const side of sides) await load(connections, sequencer, side, WARM_UP_MS, ++runs);
     const { rounds, seconds } = options;
     console.log(`Measuring: ${rounds} rounds per side of ${seconds} s, ${CONNECTIONS} connections`);
     for (let round = 0; round < rounds; round++) {

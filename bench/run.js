@@ -812,7 +812,8 @@ async function prepareWrite(settings, writes, send, duration) {
 async function cleanUpWrites(settings, writes) {
   await writes.connection.query('DELETE FROM marbles WHERE id > ?', [writes.seededUpTo]);
   await writes.connection.query('DELETE FROM idempotency_keys');
-  // The change feed's outbox (the sequencer keeps its counters: positions only ever grow).
+  // The change feed's outbox and log (the sequencer keeps its counters: positions only grow).
+  await writes.connection.query('DELETE FROM record_event_outbox');
   await writes.connection.query('DELETE FROM record_events');
 }
 

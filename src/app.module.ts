@@ -21,7 +21,7 @@ import { RestModule } from './rest/http/rest.module';
 import { AccessModule } from './rest/http/access.module';
 import { ClusterNodeStatus, ReplicaStatus } from './rest/sql/sql-database';
 import { entitiesOf, tableOf } from './rest/sql/tables';
-import { EventSequencerRow, RecordEvent } from './events/record-event.entity';
+import { EventSequencerRow, RecordEvent, RecordEventOutbox } from './events/record-event.entity';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
@@ -96,6 +96,7 @@ export class AppModule {
               IdempotencyKey,
               ...TABLES.flatMap(entitiesOf),
               ...collections.flatMap((c) => entitiesOf(tableOf(c.declaration))),
+              RecordEventOutbox,
               RecordEvent,
               EventSequencerRow,
             ],

@@ -10,6 +10,7 @@ import { SafeWrites1763900000000 } from './migrations/1763900000000-safe-writes'
 import { DescriptionKey1764000000000 } from './migrations/1764000000000-description-key';
 import { RecordEvents1764100000000 } from './migrations/1764100000000-record-events';
 import { EventPositionIndex1764200000000 } from './migrations/1764200000000-event-position-index';
+import { EventOutbox1764300000000 } from './migrations/1764300000000-event-outbox';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -29,6 +30,7 @@ export const MIGRATIONS: MigrationClass[] = [
   DescriptionKey1764000000000,
   RecordEvents1764100000000,
   EventPositionIndex1764200000000,
+  EventOutbox1764300000000,
 ];
 
 /**

@@ -6,7 +6,8 @@ import { ApiRecord, RecordQuery, placeholders } from '../rest/sql/record-query';
 import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../rest/sql/sql-database';
 import { writeContext } from './request-context';
 
-const COLUMNS = [
+/** An event's columns, in the outbox and in the feed alike (besides its id, or its position). */
+export const EVENT_COLUMNS = [
   'collection',
   'action',
   'record_id',
@@ -18,18 +19,18 @@ const COLUMNS = [
 ];
 
 /**
- * The write side of the feed: the events of a write, added to `record_events` in the write's
- * transaction (the outbox). Each event of a created or updated record holds the record as `show`
+ * The write side of the feed: the events of a write, added to the outbox (`record_event_outbox`)
+ * in the write's transaction. Each event of a created or updated record holds the record as `show`
  * would answer right after the change, read in that transaction, and its ETag. Once the write's
- * transaction has committed, the sequencer is nudged to position them.
+ * transaction has committed, the sequencer is nudged to move them into the feed.
  */
 export class ChangeRecorder implements ChangeLog {
   private readonly inTx: TxDatabase;
   private readonly queries = new Map<ResourceDefinition, RecordQuery>();
-  /** `INSERT INTO record_events (...) VALUES `, quoted once. */
+  /** `INSERT INTO record_event_outbox (...) VALUES `, quoted once. */
   private readonly insert: string;
   /** One event's row of placeholders, and the whole statement for one event (most writes). */
-  private readonly row = `(${placeholders(COLUMNS.length)})`;
+  private readonly row = `(${placeholders(EVENT_COLUMNS.length)})`;
   private readonly insertOne: string;
 
   constructor(
@@ -39,7 +40,7 @@ export class ChangeRecorder implements ChangeLog {
   ) {
     this.inTx = new TxDatabase(db);
     const q = (name: string) => db.quote(name);
-    this.insert = `INSERT INTO ${q('record_events')} (${COLUMNS.map(q).join(', ')}) VALUES `;
+    this.insert = `INSERT INTO ${q('record_event_outbox')} (${EVENT_COLUMNS.map(q).join(', ')}) VALUES `;
     this.insertOne = this.insert + this.row;
   }
 

@@ -1,5 +1,5 @@
 /**
- * The feed's reads of `record_events` and of the sequencer's row, and the event as consumers see
+ * The feed's reads of `record_events`, of the outbox and of the sequencer's row, and the event as consumers see
  * it (CONTRACT: id, collection, action, record_id, record, etag, at, request_id, actor). A cursor
  * is the decimal `position` of the last event seen; `0` is "before the oldest event kept".
  */
@@ -70,13 +70,12 @@ export class EventStore {
   }
 
   /**
-   * The highest outbox id among the committed events that have no position yet, or undefined
-   * when every committed event has one.
+   * The highest outbox id among the committed events that have no position yet (still in the
+   * outbox), or undefined when every committed event has one.
    */
   async unpositioned(): Promise<number | undefined> {
     const [row] = await this.read(
-      `SELECT MAX(${this.q('id')}) AS id FROM ${this.q('record_events')}` +
-        ` WHERE ${this.q('position')} IS NULL`,
+      `SELECT MAX(${this.q('id')}) AS id FROM ${this.q('record_event_outbox')}`,
       [],
     );
     return row?.id === null || row?.id === undefined ? undefined : Number(row.id);
@@ -85,8 +84,7 @@ export class EventStore {
   /** Whether an event with an outbox id up to `id` still waits for its position. */
   async waiting(id: number): Promise<boolean> {
     const rows = await this.read(
-      `SELECT ${this.q('id')} FROM ${this.q('record_events')}` +
-        ` WHERE ${this.q('position')} IS NULL AND ${this.q('id')} <= ? LIMIT 1`,
+      `SELECT ${this.q('id')} FROM ${this.q('record_event_outbox')} WHERE ${this.q('id')} <= ? LIMIT 1`,
       [id],
     );
     return rows.length > 0;

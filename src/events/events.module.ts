@@ -20,7 +20,7 @@ import { EventFeed } from './event-feed';
 import { EventHub, HubOptions } from './event-hub';
 import { EventStore } from './event-store';
 import { EventsController, collectionEventsController } from './events.controller';
-import { EventSequencerRow, RecordEvent } from './record-event.entity';
+import { EventSequencerRow, RecordEvent, RecordEventOutbox } from './record-event.entity';
 import { livePages as livePagesOf } from './live-pages';
 import { rememberRequest } from './request-context';
 import { Sequencer, SequencerOptions } from './sequencer';
@@ -124,7 +124,10 @@ export class EventsModule
     const names = collections.map((c) => c.plural);
     return {
       module: EventsModule,
-      imports: [HealthModule, TypeOrmModule.forFeature([RecordEvent, EventSequencerRow])],
+      imports: [
+        HealthModule,
+        TypeOrmModule.forFeature([RecordEventOutbox, RecordEvent, EventSequencerRow]),
+      ],
       controllers: config.enabled
         ? [EventsController, ...collections.map(collectionEventsController)]
         : [],

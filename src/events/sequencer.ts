@@ -1,7 +1,8 @@
 /**
- * Gives committed events their `position`, the feed's cursor: dense (1, 2, 3, ...), in the order
- * of the outbox id within each batch, each batch committed at once with the sequencer row's
- * `last_position`. docs/events.md argues why a reader of positions then never misses an event.
+ * Moves committed events from the outbox (`record_event_outbox`) into the feed (`record_events`),
+ * giving each its `position`, the feed's cursor: dense (1, 2, 3, ...), in the order of the outbox
+ * id within each batch, each batch committed at once with the sequencer row's `last_position`.
+ * docs/events.md argues why a reader of positions then never misses an event.
  *
  * A batch runs when a write of this instance that recorded events has committed (`nudge`, from
  * the transaction's after-commit callback), and otherwise on a slow poll by the one instance
@@ -17,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { onPrimary } from '../rest/sql/replicas';
 import { batchWithin, SqlDatabase, Tx } from '../rest/sql/sql-database';
+import { EVENT_COLUMNS } from './change-recorder';
 import { SEQUENCER } from './event-store';
 
 export interface SequencerOptions {
@@ -166,10 +168,11 @@ export class Sequencer {
 
   /**
    * Events positioned, or purged, in one transaction: SEQUENCE_BATCH and PURGE_BATCH, fewer where
-   * a Galera cluster's write-sets hold fewer rows (the sequencer's own row is one more).
+   * a Galera cluster's write-sets hold fewer rows (an event positioned is two: its row in the feed
+   * and its row deleted from the outbox; the sequencer's own row is one more).
    */
   private sequenceBatch(): number {
-    return batchWithin(this.db, SEQUENCE_BATCH, 1);
+    return Math.max(1, Math.floor(batchWithin(this.db, 2 * SEQUENCE_BATCH, 1) / 2));
   }
 
   private purgeBatch(): number {
@@ -196,15 +199,14 @@ export class Sequencer {
   }
 
   /**
-   * One batch: the committed events without a position, in outbox order, get the next positions.
-   * With `look`, a plain read first, so that an idle feed costs one indexed lookup per poll.
+   * One batch: the committed events of the outbox, in outbox order, move into the feed with the
+   * next positions. With `look`, a plain read first, so that an idle feed costs one lookup of an
+   * empty table per poll.
    */
   async sequence(look = true): Promise<number> {
     if (look) {
       const waiting = await onPrimary(() =>
-        this.db.query(
-          `SELECT ${this.q('id')} FROM ${this.q('record_events')} WHERE ${this.q('position')} IS NULL LIMIT 1`,
-        ),
+        this.db.query(`SELECT ${this.q('id')} FROM ${this.q('record_event_outbox')} LIMIT 1`),
       );
       if (waiting.length === 0) return 0;
     }
@@ -225,19 +227,28 @@ export class Sequencer {
     );
     const head = Number(row.head);
     const { rows } = await tx.run(
-      `SELECT ${this.q('id')} AS id FROM ${this.q('record_events')} WHERE ${this.q('position')} IS NULL` +
+      `SELECT ${this.q('id')} AS id FROM ${this.q('record_event_outbox')}` +
         ` ORDER BY ${this.q('id')} LIMIT ${this.sequenceBatch()}`,
     );
     if (rows.length === 0) return { count: 0, head };
     const ids = rows.map((r) => Number(r.id));
+    const list = ids.map(() => '?').join(', ');
     const cases = ids.map(() => 'WHEN ? THEN ?').join(' ');
-    const { affected } = await tx.run(
-      `UPDATE ${this.q('record_events')} SET ${this.q('position')} = CASE ${this.q('id')} ${cases} END` +
-        ` WHERE ${this.q('id')} IN (${ids.map(() => '?').join(', ')}) AND ${this.q('position')} IS NULL`,
+    const { affected: moved } = await tx.run(
+      `INSERT INTO ${this.q('record_events')} (${this.q('position')}, ${this.q('outbox_id')}, ${this.columns})` +
+        ` SELECT CASE ${this.q('id')} ${cases} END, ${this.q('id')}, ${this.columns}` +
+        ` FROM ${this.q('record_event_outbox')}` +
+        ` WHERE ${this.q('id')} IN (${list})`,
       [...ids.flatMap((id, i) => [id, head + i + 1]), ...ids],
     );
-    if (affected !== ids.length) {
-      throw new Error(`sequencer: ${affected} of ${ids.length} events positioned; rolled back`);
+    const { affected: removed } = await tx.run(
+      `DELETE FROM ${this.q('record_event_outbox')} WHERE ${this.q('id')} IN (${list})`,
+      ids,
+    );
+    if (moved !== ids.length || removed !== ids.length) {
+      throw new Error(
+        `sequencer: ${moved} of ${ids.length} events positioned, ${removed} taken from the outbox; rolled back`,
+      );
     }
     const last = head + ids.length;
     await tx.run(
@@ -291,4 +302,7 @@ export class Sequencer {
   private q(name: string): string {
     return this.db.quote(name);
   }
+
+  /** An event's columns, quoted once: copied from the outbox into the feed. */
+  private readonly columns = EVENT_COLUMNS.map((c) => this.db.quote(c)).join(', ');
 }

@@ -98,13 +98,13 @@ const batchesCommit = (t: TestApp, galera: boolean) => t.dialect === 'mysql' && 
 
 /**
  * How a write commits: on one MySQL server its event's INSERT goes with the COMMIT, one text and
- * one round trip (`INSERT INTO record_events ...; COMMIT`); on SQLite, which takes one statement
+ * one round trip (`INSERT INTO record_event_outbox ...; COMMIT`); on SQLite, which takes one statement
  * at a time, and on a Galera cluster (MysqlSession says why), it is the statement before COMMIT.
  */
 function commitOf(t: TestApp, galera: boolean): (string | RegExp)[] {
   return batchesCommit(t, galera)
-    ? [/^INSERT INTO `record_events` .*; COMMIT$/s]
-    : [/^INSERT INTO [`"]record_events[`"]/, 'COMMIT'];
+    ? [/^INSERT INTO `record_event_outbox` .*; COMMIT$/s]
+    : [/^INSERT INTO [`"]record_event_outbox[`"]/, 'COMMIT'];
 }
 
 /** The statement that commits: COMMIT, alone or after the event's INSERT. */
@@ -278,7 +278,7 @@ describe('write faults: every statement of a write failing in turn', () => {
         : "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END";
     await t.fresh();
     await t.insert('marbles', [marbleRow(1, 'Amber', { version: 1 })]);
-    await t.query(`CREATE TRIGGER refuse_events BEFORE INSERT ON record_events ${refuse}`);
+    await t.query(`CREATE TRIGGER refuse_events BEFORE INSERT ON record_event_outbox ${refuse}`);
     try {
       // Plain supertest: SQLite's refusal is a 500, which no operation documents.
       const res = await request(t.app.getHttpServer())

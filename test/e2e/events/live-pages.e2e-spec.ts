@@ -110,7 +110,7 @@ describe('live notice of the browsable pages', () => {
     const before = await head(t);
     const poll = jest.spyOn(sequencer, 'tick').mockResolvedValue(undefined);
     try {
-      await t.insert('record_events', [
+      await t.insert('record_event_outbox', [
         { collection: 'marbles', action: 'deleted', record_id: 99, at: Date.now() },
       ]);
       const { html } = await page(t, '/api/demo/marbles');

@@ -23,6 +23,7 @@ const TABLES = [
   'phone_numbers',
   // In the server's collation order ('_' after letters).
   'record_events',
+  'record_event_outbox',
   'record_event_sequencer',
   'users',
 ];

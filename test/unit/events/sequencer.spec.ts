@@ -3,7 +3,7 @@ import { Row, RunResult, SqlDatabase, Tx } from '../../../src/rest/sql/sql-datab
 
 /**
  * A database whose outbox is a counter: every nudge's write added one event, and each positioning
- * round (one transaction) takes every event waiting. It counts the rounds.
+ * round (one transaction) moves every event waiting into the feed. It counts the rounds.
  */
 class Outbox {
   waiting = 0;
@@ -28,7 +28,10 @@ class Outbox {
             }));
             return { rows, affected: 0, insertId: 0 };
           }
-          if (sql.startsWith('UPDATE `record_events`')) {
+          if (sql.startsWith('INSERT INTO `record_events`')) {
+            return { rows: [], affected: this.waiting, insertId: 0 };
+          }
+          if (sql.startsWith('DELETE FROM `record_event_outbox`')) {
             const positioned = this.waiting;
             this.head += positioned;
             this.waiting = 0;

@@ -1,0 +1,136 @@
+/**
+ * Migration 1764300000000 (the outbox gets a table of its own) on a database that already has
+ * events: the positioned ones stay in `record_events` under their positions, keeping their outbox
+ * ids; those still waiting for a position move to `record_event_outbox` with their ids, and the
+ * next id follows them. Its `down` puts them back as they were. On the test runner's database
+ * kind: SQLite (a file of its own) or MySQL (a database of its own on TEST_MYSQL_URL's server).
+ */
+import mysql from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import { ownDatabaseName, serverOf } from '../../../scripts/test-database';
+import { MIGRATIONS, dataSourceOptions } from '../../sources';
+import { HOOK_TIMEOUT, testDatabase } from '../harness';
+import { DatabaseConfig } from '../../../src/config/database-url';
+
+const BEFORE = MIGRATIONS.findIndex((m) => new m().name === 'EventOutbox1764300000000');
+
+/** An event's columns, as the test writes and reads them. */
+const event = (recordId: number) => ({
+  collection: 'marbles',
+  action: 'updated',
+  record_id: recordId,
+  etag: `"${recordId}.2"`,
+  at: 1764300000000 + recordId,
+  request_id: `req-${recordId}`,
+  actor: null,
+});
+
+describe('migration 1764300000000: the outbox gets a table of its own', () => {
+  let config: DatabaseConfig;
+  let dataSource: DataSource;
+  let admin: mysql.Connection | undefined;
+  let own: string | undefined;
+
+  beforeAll(async () => {
+    config = testDatabase();
+    if (config.type === 'mysql') {
+      own = ownDatabaseName('migration');
+      admin = await mysql.createConnection({ uri: serverOf(config.url) });
+      await admin.query(`CREATE DATABASE \`${own}\` CHARACTER SET utf8mb4`);
+      const url = new URL(serverOf(config.url));
+      url.pathname = `/${own}`;
+      config = { type: 'mysql', url: url.toString(), database: own };
+    }
+    // Every migration before this one.
+    dataSource = await new DataSource(
+      dataSourceOptions(config, [], MIGRATIONS.slice(0, BEFORE)),
+    ).initialize();
+    await dataSource.runMigrations();
+  }, HOOK_TIMEOUT);
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    if (admin && own) await admin.query(`DROP DATABASE IF EXISTS \`${own}\``);
+    await admin?.end();
+  }, HOOK_TIMEOUT);
+
+  const q = (name: string) => dataSource.driver.escape(name);
+  const list = (columns: string[]) => columns.map(q).join(', ');
+  const COLUMNS = Object.keys(event(0));
+  const rows = async (sql: string) =>
+    ((await dataSource.query(sql)) as Record<string, unknown>[]).map((row) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? v : String(v)])),
+    );
+  const asText = (values: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === null ? v : String(v)]));
+
+  async function migrateWith(migrations: typeof MIGRATIONS): Promise<void> {
+    await dataSource.destroy();
+    dataSource = await new DataSource(dataSourceOptions(config, [], migrations)).initialize();
+  }
+
+  it('should keep positioned events under their positions and move waiting ones to the outbox', async () => {
+    // Outbox ids 1 to 5: 1, 2 and 4 positioned (as 1, 3 and 2), 3 and 5 still waiting.
+    const positions = [1, 3, null, 2, null];
+    for (const [i, position] of positions.entries()) {
+      const values = { ...event(i + 1), position };
+      const keys = Object.keys(values);
+      await dataSource.query(
+        `INSERT INTO ${q('record_events')} (${list(keys)}) VALUES (${keys.map(() => '?').join(', ')})`,
+        Object.values(values),
+      );
+    }
+    await migrateWith(MIGRATIONS);
+    await dataSource.runMigrations();
+
+    expect(
+      await rows(
+        `SELECT ${list(['position', 'outbox_id', ...COLUMNS])} FROM ${q('record_events')} ORDER BY ${q('position')}`,
+      ),
+    ).toEqual([
+      asText({ position: 1, outbox_id: 1, ...event(1) }),
+      asText({ position: 2, outbox_id: 4, ...event(4) }),
+      asText({ position: 3, outbox_id: 2, ...event(2) }),
+    ]);
+    expect(
+      await rows(
+        `SELECT ${list(['id', ...COLUMNS])} FROM ${q('record_event_outbox')} ORDER BY ${q('id')}`,
+      ),
+    ).toEqual([asText({ id: 3, ...event(3) }), asText({ id: 5, ...event(5) })]);
+
+    // A write's event after the migration: the outbox's next id, above the ones moved.
+    await dataSource.query(
+      `INSERT INTO ${q('record_event_outbox')} (${list(COLUMNS)}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
+      Object.values(event(6)),
+    );
+    expect(await rows(`SELECT MAX(${q('id')}) AS id FROM ${q('record_event_outbox')}`)).toEqual([
+      { id: '6' },
+    ]);
+    // A position is given once.
+    await expect(
+      dataSource.query(
+        `INSERT INTO ${q('record_events')} (${list(['position', 'outbox_id', ...COLUMNS])})` +
+          ` VALUES (2, 9, ${COLUMNS.map(() => '?').join(', ')})`,
+        Object.values(event(9)),
+      ),
+    ).rejects.toThrow(/UNIQUE|Duplicate/);
+  });
+
+  it('should put them back as they were when reverted', async () => {
+    await dataSource.undoLastMigration();
+    expect(
+      await rows(
+        `SELECT ${list(['id', 'position', ...COLUMNS])} FROM ${q('record_events')} ORDER BY ${q('id')}`,
+      ),
+    ).toEqual([
+      asText({ id: 1, position: 1, ...event(1) }),
+      asText({ id: 2, position: 2, ...event(4) }),
+      asText({ id: 3, position: 3, ...event(2) }),
+      asText({ id: 4, position: null, ...event(3) }),
+      asText({ id: 5, position: null, ...event(5) }),
+      asText({ id: 6, position: null, ...event(6) }),
+    ]);
+    const tables = await dataSource.createQueryRunner().getTables(['record_event_outbox']);
+    expect(tables).toEqual([]);
+  });
+});
