@@ -3,7 +3,8 @@
  * events: the positioned ones stay in `record_events` under their positions, keeping their outbox
  * ids; those still waiting for a position move to `record_event_outbox` with their ids, and the
  * next id follows them. Its `down` puts them back as they were. On the test runner's database
- * kind: SQLite (a file of its own) or MySQL (a database of its own on TEST_MYSQL_URL's server).
+ * kind: SQLite (a file of its own) or MySQL (a database of its own on TEST_MYSQL_URL's server; on
+ * a Galera cluster ids step by the cluster's size, so the test reads the ids it was given).
  */
 import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
@@ -69,8 +70,11 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
     dataSource = await new DataSource(dataSourceOptions(config, [], migrations)).initialize();
   }
 
+  /** The outbox ids of events 1 to 5, in order, as the database gave them. */
+  let ids: string[] = [];
+
   it('should keep positioned events under their positions and move waiting ones to the outbox', async () => {
-    // Outbox ids 1 to 5: 1, 2 and 4 positioned (as 1, 3 and 2), 3 and 5 still waiting.
+    // Events 1 to 5: 1, 2 and 4 positioned (as 1, 3 and 2), 3 and 5 still waiting.
     const positions = [1, 3, null, 2, null];
     for (const [i, position] of positions.entries()) {
       const values = { ...event(i + 1), position };
@@ -80,6 +84,10 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
         Object.values(values),
       );
     }
+    ids = (await rows(`SELECT ${q('id')} FROM ${q('record_events')} ORDER BY ${q('id')}`)).map(
+      (row) => row.id as string,
+    );
+    expect(ids).toHaveLength(5);
     await migrateWith(MIGRATIONS);
     await dataSource.runMigrations();
 
@@ -88,24 +96,25 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
         `SELECT ${list(['position', 'outbox_id', ...COLUMNS])} FROM ${q('record_events')} ORDER BY ${q('position')}`,
       ),
     ).toEqual([
-      asText({ position: 1, outbox_id: 1, ...event(1) }),
-      asText({ position: 2, outbox_id: 4, ...event(4) }),
-      asText({ position: 3, outbox_id: 2, ...event(2) }),
+      asText({ position: 1, outbox_id: ids[0], ...event(1) }),
+      asText({ position: 2, outbox_id: ids[3], ...event(4) }),
+      asText({ position: 3, outbox_id: ids[1], ...event(2) }),
     ]);
     expect(
       await rows(
         `SELECT ${list(['id', ...COLUMNS])} FROM ${q('record_event_outbox')} ORDER BY ${q('id')}`,
       ),
-    ).toEqual([asText({ id: 3, ...event(3) }), asText({ id: 5, ...event(5) })]);
+    ).toEqual([asText({ id: ids[2], ...event(3) }), asText({ id: ids[4], ...event(5) })]);
 
     // A write's event after the migration: the outbox's next id, above the ones moved.
     await dataSource.query(
       `INSERT INTO ${q('record_event_outbox')} (${list(COLUMNS)}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
       Object.values(event(6)),
     );
-    expect(await rows(`SELECT MAX(${q('id')}) AS id FROM ${q('record_event_outbox')}`)).toEqual([
-      { id: '6' },
-    ]);
+    const [{ id: next }] = await rows(
+      `SELECT MAX(${q('id')}) AS id FROM ${q('record_event_outbox')}`,
+    );
+    expect(Number(next)).toBeGreaterThan(Number(ids[4]));
     // A position is given once.
     await expect(
       dataSource.query(
@@ -118,17 +127,17 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
 
   it('should put them back as they were when reverted', async () => {
     await dataSource.undoLastMigration();
-    expect(
-      await rows(
-        `SELECT ${list(['id', 'position', ...COLUMNS])} FROM ${q('record_events')} ORDER BY ${q('id')}`,
-      ),
-    ).toEqual([
-      asText({ id: 1, position: 1, ...event(1) }),
-      asText({ id: 2, position: 2, ...event(4) }),
-      asText({ id: 3, position: 3, ...event(2) }),
-      asText({ id: 4, position: null, ...event(3) }),
-      asText({ id: 5, position: null, ...event(5) }),
-      asText({ id: 6, position: null, ...event(6) }),
+    const back = await rows(
+      `SELECT ${list(['id', 'position', ...COLUMNS])} FROM ${q('record_events')} ORDER BY ${q('id')}`,
+    );
+    // Positioned first, in position order, then the outbox's, in outbox order; ids increasing.
+    expect(back.map(({ id: _id, ...rest }) => rest)).toEqual([
+      asText({ position: 1, ...event(1) }),
+      asText({ position: 2, ...event(4) }),
+      asText({ position: 3, ...event(2) }),
+      asText({ position: null, ...event(3) }),
+      asText({ position: null, ...event(5) }),
+      asText({ position: null, ...event(6) }),
     ]);
     const tables = await dataSource.createQueryRunner().getTables(['record_event_outbox']);
     expect(tables).toEqual([]);
