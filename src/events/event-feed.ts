@@ -22,6 +22,11 @@ export class EventFeed {
     /** The plural names of the collections served. */
     private readonly names: readonly string[],
     private readonly draining: () => boolean,
+    /**
+     * Where a stream without a cursor starts: the feed's head once the events of every write
+     * committed before the call have their positions (live-pages.ts, settledPosition).
+     */
+    private readonly present: () => Promise<number>,
     /** STRICT_QUERY: a query parameter the feed does not take is a 400, as on a list. */
     private readonly strict = false,
   ) {}
@@ -45,7 +50,9 @@ export class EventFeed {
           'Retry-After': '1',
         });
       }
-      return this.hub.open(res, after, collections && new Set(collections));
+      // Without a cursor, after every write acknowledged before this request, none of them in it.
+      const from = after ?? (await this.present());
+      return this.hub.open(res, from, collections && new Set(collections));
     }
     const limit = this.limitOf(req);
     const from = after ?? 0;

@@ -21,7 +21,7 @@ import { EventHub, HubOptions } from './event-hub';
 import { EventStore } from './event-store';
 import { EventsController, collectionEventsController } from './events.controller';
 import { EventSequencerRow, RecordEvent, RecordEventOutbox } from './record-event.entity';
-import { livePages as livePagesOf } from './live-pages';
+import { LIVE_TIMING, livePages as livePagesOf, settledPosition } from './live-pages';
 import { rememberRequest } from './request-context';
 import { Sequencer, SequencerOptions } from './sequencer';
 
@@ -156,7 +156,14 @@ export class EventsModule
           provide: EventFeed,
           inject: [EventsRuntime, Lifecycle],
           useFactory: (runtime: EventsRuntime, lifecycle: Lifecycle) =>
-            new EventFeed(runtime.store, runtime.hub, names, () => lifecycle.draining, strictQuery),
+            new EventFeed(
+              runtime.store,
+              runtime.hub,
+              names,
+              () => lifecycle.draining,
+              () => settledPosition(runtime.store, LIVE_TIMING, () => runtime.sequencer.nudge()),
+              strictQuery,
+            ),
         },
       ],
       exports: [EventsRuntime, FEED_MIDDLEWARE],

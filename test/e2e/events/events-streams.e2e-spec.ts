@@ -56,6 +56,33 @@ describe('change feed: streams and pages', () => {
     }
   });
 
+  it('should start a stream without a cursor after every write committed before it, positioned or not', async () => {
+    // An event committed but not yet positioned when the stream is asked for (as if written from
+    // outside, the lease holder's poll stopped): it belongs to the past, not to the stream.
+    const sequencer = t.app.get(EventsRuntime).sequencer;
+    const before = await head();
+    const poll = jest.spyOn(sequencer, 'tick').mockResolvedValue(undefined);
+    try {
+      await t.insert('record_event_outbox', [
+        { collection: 'marbles', action: 'deleted', record_id: 99, at: Date.now() },
+      ]);
+      const stream = await openStream(server, '/api/events');
+      try {
+        expect(stream.status).toBe(200);
+        const res = await t.http().patch('/api/demo/marbles/7').send({ radius_mm: 14 });
+        expect(res.status).toBe(200);
+        await stream.until((s) => s.events.length >= 1);
+        expect(stream.events.map((e) => [e.id, e.event, e.data.record_id])).toEqual([
+          [String(before + 2), 'updated', 7],
+        ]);
+      } finally {
+        stream.close();
+      }
+    } finally {
+      poll.mockRestore();
+    }
+  });
+
   it('should close a stream whose consumer does not read, and lose nothing when it resumes', async () => {
     const hub = t.app.get(EventsRuntime).hub;
     const from = await head();
