@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableColumnOptions } from 'typeorm';
-import { binaryCollation } from './table-helpers';
+import { ColumnTypes, columnTypes } from './table-helpers';
 
 /**
  * The change feed's outbox gets a table of its own. Writes add their events to
@@ -18,21 +18,10 @@ export class EventOutbox1764300000000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const q = (name: string) => queryRunner.connection.driver.escape(name);
-    const columns = await eventColumns(queryRunner);
+    const c = await columnTypes(queryRunner);
+    const columns = eventColumns(c);
     await queryRunner.createTable(
-      new Table({
-        name: 'record_event_outbox',
-        columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
-          ...columns,
-        ],
-      }),
+      new Table({ name: 'record_event_outbox', columns: [c.id(), ...columns] }),
     );
     const list = columns.map((c) => q(c.name)).join(', ');
     await queryRunner.query(
@@ -73,7 +62,8 @@ export class EventOutbox1764300000000 implements MigrationInterface {
    */
   async down(queryRunner: QueryRunner): Promise<void> {
     const q = (name: string) => queryRunner.connection.driver.escape(name);
-    const columns = await eventColumns(queryRunner);
+    const c = await columnTypes(queryRunner);
+    const columns = eventColumns(c);
     const list = columns.map((c) => q(c.name)).join(', ');
     if (queryRunner.connection.driver.options.type === 'mysql') {
       await queryRunner.query(
@@ -86,17 +76,7 @@ export class EventOutbox1764300000000 implements MigrationInterface {
       await queryRunner.createTable(
         new Table({
           name: 'record_events_previous',
-          columns: [
-            {
-              name: 'id',
-              type: 'integer',
-              isPrimary: true,
-              isGenerated: true,
-              generationStrategy: 'increment',
-            },
-            { name: 'position', type: 'bigint', isNullable: true },
-            ...columns,
-          ],
+          columns: [c.id(), { name: 'position', type: 'bigint', isNullable: true }, ...columns],
           indices: [{ name: 'idx_record_events_position', columnNames: ['position'] }],
         }),
       );
@@ -116,24 +96,15 @@ export class EventOutbox1764300000000 implements MigrationInterface {
 }
 
 /** An event's columns besides its id and position, as migration 1764100000000 made them. */
-async function eventColumns(queryRunner: QueryRunner): Promise<TableColumnOptions[]> {
-  const mysql = queryRunner.connection.driver.options.type === 'mysql';
-  const text = mysql ? { charset: 'utf8mb4', collation: await binaryCollation(queryRunner) } : {};
-  const varchar = (name: string, length: string, isNullable = false) => ({
-    name,
-    type: 'varchar',
-    length,
-    isNullable,
-    ...text,
-  });
+function eventColumns(c: ColumnTypes): TableColumnOptions[] {
   return [
-    varchar('collection', '64'),
-    varchar('action', '16'),
-    { name: 'record_id', type: 'int' },
-    { name: 'record', type: mysql ? 'mediumblob' : 'blob', isNullable: true },
-    varchar('etag', '100', true),
+    c.text('collection', { length: '64' }),
+    c.text('action', { length: '16' }),
+    c.int('record_id'),
+    { name: 'record', type: c.mysql ? 'mediumblob' : 'blob', isNullable: true },
+    c.text('etag', { length: '100', isNullable: true }),
     { name: 'at', type: 'bigint' },
-    varchar('request_id', '255', true),
-    varchar('actor', '255', true),
+    c.text('request_id', { isNullable: true }),
+    c.text('actor', { isNullable: true }),
   ];
 }
