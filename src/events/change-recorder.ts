@@ -4,19 +4,8 @@ import { ResourceDefinition } from '../rest/core/resource';
 import { ChangeAction, ChangeLog } from '../rest/sql/changes';
 import { ApiRecord, RecordQuery, placeholders } from '../rest/sql/record-query';
 import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../rest/sql/sql-database';
+import { EVENT_COLUMNS } from './record-event.entity';
 import { writeContext } from './request-context';
-
-/** An event's columns, in the outbox and in the feed alike (besides its id, or its position). */
-export const EVENT_COLUMNS = [
-  'collection',
-  'action',
-  'record_id',
-  'record',
-  'etag',
-  'at',
-  'request_id',
-  'actor',
-];
 
 /**
  * The write side of the feed: the events of a write, added to the outbox (`record_event_outbox`)

@@ -1,7 +1,8 @@
 /**
- * The feed's reads of `record_events`, of the outbox and of the sequencer's row, and the event as consumers see
- * it (CONTRACT: id, collection, action, record_id, record, etag, at, request_id, actor). A cursor
- * is the decimal `position` of the last event seen; `0` is "before the oldest event kept".
+ * The feed's reads of `record_events`, of the outbox and of the sequencer's row, and the event
+ * as consumers see it (CONTRACT: id, collection, action, record_id, record, etag, at,
+ * request_id, actor). A cursor is the decimal `position` of the last event seen; `0` is "before
+ * the oldest event kept".
  */
 import { afterOwnWrite, onPrimary } from '../rest/sql/replicas';
 import { Row, SqlDatabase } from '../rest/sql/sql-database';

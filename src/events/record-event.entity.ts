@@ -1,6 +1,6 @@
 import { dialectEntity } from '../rest/sql/tables';
 
-/** An event's columns besides its id or position, in the outbox and in the log alike. */
+/** An event's columns besides its id or position, in the outbox and in the feed alike. */
 const eventColumns = (dialect: string) => ({
   collection: { type: 'varchar', length: 64 },
   action: { type: 'varchar', length: 16 },
@@ -11,6 +11,9 @@ const eventColumns = (dialect: string) => ({
   request_id: { type: 'varchar', length: 255, nullable: true },
   actor: { type: 'varchar', length: 255, nullable: true },
 });
+
+/** Their names, in order: what the recorder inserts and the sequencer copies. */
+export const EVENT_COLUMNS = Object.keys(eventColumns('mysql'));
 
 /**
  * The outbox: one change of one record, added by the write in its own transaction, until the

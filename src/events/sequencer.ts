@@ -18,8 +18,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { onPrimary } from '../rest/sql/replicas';
 import { batchWithin, SqlDatabase, Tx } from '../rest/sql/sql-database';
-import { EVENT_COLUMNS } from './change-recorder';
 import { SEQUENCER } from './event-store';
+import { EVENT_COLUMNS } from './record-event.entity';
 
 export interface SequencerOptions {
   /** How often the holder looks for events without a position, in ms (writes of this instance nudge). */

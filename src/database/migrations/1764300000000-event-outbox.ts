@@ -6,9 +6,10 @@ import { ColumnTypes, columnTypes } from './table-helpers';
  * `record_event_outbox` (auto-increment `id`, the outbox order); the sequencer moves the
  * committed ones into `record_events`, giving each its `position`, which becomes that table's
  * primary key: the log is only ever appended to and cut from its oldest end, and needs no second
- * index; `outbox_id` keeps the id each event had in the outbox. Before, the events were written to `record_events` with a NULL `position` and positioned
- * in place: an entry in the position index written by the writer, replaced by the batch, purged
- * later. docs/events.md gives the argument, docs/benchmark.md what it saves ("The outbox's floor").
+ * index; `outbox_id` keeps the id each event had in the outbox. Before, the events were written
+ * to `record_events` with a NULL `position` and positioned in place: an entry in the position
+ * index written by the writer, replaced by the batch, purged later. docs/events.md gives the
+ * argument, docs/benchmark.md what it saves ("The outbox's own table").
  *
  * Events that wait for their position move to the outbox with their ids; the positioned ones
  * stay. MySQL alters `record_events` in place; SQLite copies it into a new table.
@@ -23,7 +24,7 @@ export class EventOutbox1764300000000 implements MigrationInterface {
     await queryRunner.createTable(
       new Table({ name: 'record_event_outbox', columns: [c.id(), ...columns] }),
     );
-    const list = columns.map((c) => q(c.name)).join(', ');
+    const list = columns.map((column) => q(column.name)).join(', ');
     await queryRunner.query(
       `INSERT INTO ${q('record_event_outbox')} (${q('id')}, ${list})` +
         ` SELECT ${q('id')}, ${list} FROM ${q('record_events')} WHERE ${q('position')} IS NULL ORDER BY ${q('id')}`,
@@ -64,7 +65,7 @@ export class EventOutbox1764300000000 implements MigrationInterface {
     const q = (name: string) => queryRunner.connection.driver.escape(name);
     const c = await columnTypes(queryRunner);
     const columns = eventColumns(c);
-    const list = columns.map((c) => q(c.name)).join(', ');
+    const list = columns.map((column) => q(column.name)).join(', ');
     if (queryRunner.connection.driver.options.type === 'mysql') {
       await queryRunner.query(
         `ALTER TABLE ${q('record_events')} DROP PRIMARY KEY, DROP COLUMN ${q('outbox_id')},` +
