@@ -813,6 +813,16 @@ async function cleanUpWrites(settings, writes) {
   await writes.connection.query('DELETE FROM marbles WHERE id > ?', [writes.seededUpTo]);
   await writes.connection.query('DELETE FROM idempotency_keys');
   // The change feed's outbox and log (the sequencer keeps its counters: positions only grow).
+  // The service's sequencer moves the run's last events for up to one round after it: they are
+  // left to it (a DELETE of the outbox meanwhile would deadlock with its round), then removed.
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const [[{ waiting }]] = await writes.connection.query(
+      'SELECT COUNT(*) AS waiting FROM record_event_outbox',
+    );
+    if (Number(waiting) === 0 || Date.now() > until) break;
+    await lib.sleep(50);
+  }
   await writes.connection.query('DELETE FROM record_event_outbox');
   await writes.connection.query('DELETE FROM record_events');
 }
