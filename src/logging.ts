@@ -6,7 +6,7 @@ import { Level, Logger } from 'pino';
 import { AppConfig } from './config/configuration';
 import { actorOf } from './rest/http/auth/principal';
 import { Metrics, routeTemplate } from './observability/metrics';
-import { rootLogger } from './observability/root-logger';
+import { rootLogger, SLOW_CONSUMER } from './observability/root-logger';
 import {
   answerTrace,
   localSpan,
@@ -31,7 +31,7 @@ export function loggerParams(config: AppConfig): Params {
 /**
  * Express middleware, first of all: one access line per request (method, path, status, duration,
  * request id, trace id) when the response closes, at info, warn (4xx) or error (5xx, or cut
- * off), with the request's actor (`actor`, see auth/principal.ts) when it has one. The request id comes from `X-Request-Id` when it is a sane token, else is generated, and
+ * off; an event stream its consumer closed is info, see `unfinished`), with the request's actor (`actor`, see auth/principal.ts) when it has one. The request id comes from `X-Request-Id` when it is a sane token, else is generated, and
  * is echoed back; the trace is the caller's (`traceparent`) or a new one, and the response's
  * `traceparent` names this request's span. It writes the line directly rather than through
  * pino-http, which builds two child loggers (serializing the request) for every request,
@@ -61,8 +61,8 @@ export function accessLog(
       // Who made it (a token's `sub`, `api-token`), when access control knows.
       const actor = actorOf(req);
       span.end?.(routeTemplate(req), status, actor);
-      const complete = res.writableFinished;
-      const level = !complete || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      const cut = res.writableFinished ? undefined : unfinished(res);
+      const level = cut ? cut.level : levelOf(status);
       if (!logger.isLevelEnabled(level)) return;
       const path = pathOf(req.originalUrl);
       logger[level](
@@ -76,7 +76,7 @@ export function accessLog(
           trace_id: span.traceId,
           span_id: span.spanId,
         },
-        `${req.method} ${path} ${complete ? status : 'aborted'}`,
+        `${req.method} ${path} ${cut ? cut.says : status}`,
       );
     });
     if (tracer) {
@@ -86,6 +86,26 @@ export function accessLog(
       next();
     }
   };
+}
+
+function levelOf(status: number): Level {
+  return status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+}
+
+/**
+ * The level and word of a response that did not finish. An event stream (`text/event-stream`)
+ * has no end of its own: its consumer closing it is how it ends (info), and the service closing
+ * a consumer that does not read (events/event-hub.ts) is a warning. Any other response cut off
+ * before its end is an error.
+ */
+function unfinished(res: Response): { level: Level; says: string } {
+  const type = res.getHeader('Content-Type');
+  if (typeof type !== 'string' || !type.startsWith('text/event-stream')) {
+    return { level: 'error', says: 'aborted' };
+  }
+  return res.locals[SLOW_CONSUMER]
+    ? { level: 'warn', says: `${res.statusCode}, stream closed: the consumer did not read` }
+    : { level: 'info', says: `${res.statusCode}, stream closed by the client` };
 }
 
 /**

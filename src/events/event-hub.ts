@@ -10,6 +10,7 @@
  * elsewhere with its last id.
  */
 import type { Response } from 'express';
+import { SLOW_CONSUMER } from '../observability/root-logger';
 import { EventStore, StoredEvent } from './event-store';
 
 export interface HubOptions {
@@ -99,8 +100,7 @@ export class EventHub {
         // stallMs without taking anything.
         if (!this.send(stream, event, sseText(event), false)) {
           if (!(await drained(stream.res, this.options.stallMs))) {
-            stream.res.destroy();
-            this.close(stream);
+            this.cut(stream);
             return;
           }
         }
@@ -169,8 +169,7 @@ export class EventHub {
     const flowing = stream.res.write(text);
     if (bounded && stream.res.writableLength > this.options.maxUnsent) {
       // It does not read: closed, not buffered without bound. It resumes with its last id.
-      stream.res.destroy();
-      this.close(stream);
+      this.cut(stream);
     }
     return flowing;
   }
@@ -180,11 +179,15 @@ export class EventHub {
       if (stream.closed) continue;
       stream.res.write(': heartbeat\n\n');
       // One catching up is paced by its own writes (it waits, or is closed after stallMs).
-      if (stream.live && stream.res.writableLength > this.options.maxUnsent) {
-        stream.res.destroy();
-        this.close(stream);
-      }
+      if (stream.live && stream.res.writableLength > this.options.maxUnsent) this.cut(stream);
     }
+  }
+
+  /** A consumer that does not read, closed (its access line says so: SLOW_CONSUMER). */
+  private cut(stream: Stream): void {
+    stream.res.locals[SLOW_CONSUMER] = true;
+    stream.res.destroy();
+    this.close(stream);
   }
 
   private close(stream: Stream): void {

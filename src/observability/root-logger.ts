@@ -3,6 +3,12 @@ import { AppConfig } from '../config/configuration';
 
 const loggers = new WeakMap<AppConfig, Logger>();
 
+/**
+ * `res.locals` key: the service closed this event stream because its consumer did not read
+ * (events/event-hub.ts); the access line (logging.ts) says so, at warn.
+ */
+export const SLOW_CONSUMER = 'slowConsumer';
+
 /** The log is written when this much is buffered, */
 const LOG_BATCH_BYTES = 4096;
 /** and whatever is buffered this often. */

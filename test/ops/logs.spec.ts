@@ -2,6 +2,8 @@
  * Logs of the compiled server: JSON lines on stdout, one access line per request carrying the
  * request id that the response echoes, and LOG_LEVEL filtering.
  */
+import { once } from 'node:events';
+import http from 'node:http';
 import { LogEntry, ServerProcess, sqliteUrl, startServer } from './process';
 
 const accessLine = (path: string, status?: number) => (e: LogEntry) =>
@@ -78,6 +80,84 @@ describe('logs with default settings', () => {
     expect(all).not.toContain('secret-token-in-header');
     expect(all).not.toContain('ops-log-number-123');
   });
+
+  /** An event stream of the change feed, open: its answer has come, nothing of it is read after. */
+  async function openStream(path: string, id: string) {
+    const req = http.get(server.url(path), {
+      headers: { Accept: 'text/event-stream', 'X-Request-Id': id },
+    });
+    const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    res.pause();
+    return req;
+  }
+
+  it('should log an event stream its consumer closed at info, not as an error', async () => {
+    const stream = await openStream('/api/events', 'ops-log-stream');
+    stream.destroy();
+    const line = await server.waitForLog((e) => e.req?.id === 'ops-log-stream');
+    expect(line.req).toEqual({ id: 'ops-log-stream', method: 'GET', path: '/api/events' });
+    expect(line.res).toEqual({ status: 200 });
+    expect(line.level).toBe(30);
+    expect(line.msg).toBe('GET /api/events 200, stream closed by the client');
+  });
+
+  it('should log a request cut off before its answer as an error, "aborted"', async () => {
+    // The body is promised whole, begun once the server has taken the headers, then cut off.
+    const req = http.request(server.url('/api/demo/marbles'), {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'Content-Length': '100',
+        Expect: '100-continue',
+        'X-Request-Id': 'ops-log-cut',
+      },
+    });
+    req.on('error', () => undefined);
+    req.flushHeaders();
+    await once(req, 'continue');
+    req.write('{"name":', () => req.destroy());
+    const line = await server.waitForLog((e) => e.req?.id === 'ops-log-cut');
+    expect(line.req).toEqual({ id: 'ops-log-cut', method: 'POST', path: '/api/demo/marbles' });
+    expect(line.level).toBe(50);
+    expect(line.msg).toBe('POST /api/demo/marbles aborted');
+  });
+
+  it('should log a stream it closed because its consumer did not read, at warn', async () => {
+    const id = 'ops-log-slow';
+    const stream = await openStream('/api/demo/marbles/events', id);
+    stream.on('error', () => undefined);
+    try {
+      // Big events, until what waits for the consumer passes the bound (1 MiB past the
+      // socket's buffers) and the service closes the stream.
+      const description = 'x'.repeat(10_000);
+      const closed = () => server.stdout.some((line) => line.includes(`"id":"${id}"`));
+      for (let round = 0; !closed(); round++) {
+        if (round === 200) throw new Error('the stream was still open after 200 bulk creates');
+        const marbles = Array.from({ length: 90 }, (_, i) => ({
+          name: `Slow ${round}-${i}`,
+          description,
+        }));
+        const res = await fetch(server.url('/api/demo/marbles'), {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(marbles),
+        });
+        expect(res.status).toBe(201);
+        await res.arrayBuffer();
+      }
+      const line = await server.waitForLog((e) => e.req?.id === id);
+      expect(line.req).toEqual({ id, method: 'GET', path: '/api/demo/marbles/events' });
+      expect(line.res).toEqual({ status: 200 });
+      expect(line.level).toBe(40);
+      expect(line.msg).toBe(
+        'GET /api/demo/marbles/events 200, stream closed: the consumer did not read',
+      );
+    } finally {
+      stream.destroy();
+    }
+  }, 120_000);
 
   it('should write nothing but JSON lines on stdout and nothing on stderr, through to shutdown', async () => {
     await stop(server);
