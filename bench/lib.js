@@ -440,6 +440,24 @@ function cpuMs(pid) {
   }
 }
 
+/**
+ * The database server's process id, from its pid file (`@@pid_file`), for its CPU time from
+ * /proc; undefined when the file cannot be read here (a server on another machine, in a
+ * container, or unreadable to this user).
+ */
+async function databasePid(db) {
+  const connection = await connect(db, false);
+  try {
+    const [[row]] = await connection.query('SELECT @@pid_file AS file');
+    const pid = Number(fs.readFileSync(row.file, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await connection.end().catch(() => undefined);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // wrk
 
@@ -582,6 +600,7 @@ module.exports = {
   waitUntilAnswering,
   rssKiB,
   cpuMs,
+  databasePid,
   checkWrk,
   runWrk,
   table,

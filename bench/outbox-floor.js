@@ -24,7 +24,6 @@
  */
 'use strict';
 
-const fs = require('node:fs');
 const lib = require('./lib');
 
 const MARBLES = 10_000;
@@ -52,19 +51,6 @@ function settings() {
     /** Off: the event's INSERT alone, nothing positioned (what the batches cost). */
     sequencer: sequencer === 'on',
   };
-}
-
-/** The server's process id, from its pid file: its CPU time is read from /proc. */
-async function serverPid(connection) {
-  const [[row]] = await connection.query('SELECT @@pid_file AS file');
-  try {
-    return Number(fs.readFileSync(row.file, 'utf8').trim());
-  } catch (error) {
-    throw lib.fail(
-      `cannot read the database server's pid file ${row.file} (${error.code}): ` +
-        'the floor needs the server on this machine, readable by this user',
-    );
-  }
 }
 
 /** One create, as the service sends it on one server; `withEvent`: the outbox's INSERT too. */
@@ -166,7 +152,13 @@ async function main() {
   const open = () => lib.connect(db, true, { multipleStatements: true });
   const connections = await Promise.all(Array.from({ length: CONNECTIONS }, open));
   const sequencer = await open();
-  const pid = await serverPid(sequencer);
+  const pid = await lib.databasePid(db);
+  if (pid === undefined) {
+    throw lib.fail(
+      "cannot read the database server's pid file (@@pid_file): " +
+        'the floor needs the server on this machine, readable by this user',
+    );
+  }
   const sides = [
     { label: 'no outbox', withEvent: false, options, rounds: [] },
     { label: 'outbox', withEvent: true, options, rounds: [] },

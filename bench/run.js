@@ -924,6 +924,8 @@ async function measure(settings, size, running, writes) {
   /** Server and kind of load (reads, or a write mode) that have had their first, longer warm-up. */
   const warmed = new Set();
   const settle = () => lib.quiesce(settings.db, (settings.timeout + 30) * 1000);
+  /** The database shares the cores: its CPU per request is the other half of a write's cost. */
+  const databasePid = await lib.databasePid(settings.db);
   for (const scenario of size.scenarios) {
     const pair = [running[scenario.service], running[scenario.reference]];
     const paths = [scenario.path, scenario.referencePath ?? scenario.path];
@@ -933,6 +935,7 @@ async function measure(settings, size, running, writes) {
       const server = pair[i];
       const write = sends[i] && (await prepareWrite(settings, writes, sends[i], duration));
       const cpuBefore = lib.cpuMs(server.child.proc.pid);
+      const databaseCpuBefore = lib.cpuMs(databasePid);
       const result = await lib.runWrk({
         port: server.port,
         path: paths[i],
@@ -944,6 +947,7 @@ async function measure(settings, size, running, writes) {
         ...(write ? { script: WRITE_SCRIPT, scriptArgs: write } : {}),
       });
       result.cpuMs = lib.cpuMs(server.child.proc.pid) - cpuBefore;
+      result.databaseCpuMs = lib.cpuMs(databasePid) - databaseCpuBefore;
       if (sends[i]?.mode === 'delete') writes.deleteRate = Math.max(writes.deleteRate, result.rps);
       await settle();
       if (write) await cleanUpWrites(settings, writes);
@@ -1011,6 +1015,8 @@ function aggregate(runs) {
     p99: median(runs.map((r) => r.p99)),
     /** Server CPU milliseconds per request over all rounds. */
     cpuPerRequest: runs.reduce((n, r) => n + r.cpuMs, 0) / requests,
+    /** The database server's CPU milliseconds per request (NaN when its pid is not readable). */
+    databaseCpuPerRequest: runs.reduce((n, r) => n + r.databaseCpuMs, 0) / requests,
     socketErrors: runs.reduce((n, r) => n + r.socketErrors, 0),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     timeouts: runs.reduce((n, r) => n + r.timeouts, 0),
@@ -1043,6 +1049,7 @@ function printTable(settings, size, rows, pending) {
     'p99 ratio',
     'CPU ms/req',
     'CPU ratio',
+    'DB CPU ms/req',
     'target',
   ];
   const stretched = rows.some((r) => r.duration !== settings.duration);
@@ -1061,6 +1068,7 @@ function printTable(settings, size, rows, pending) {
     ratio(s.p99, r.p99),
     `${ms(s.cpuPerRequest)} / ${ms(r.cpuPerRequest)}`,
     ratio(s.cpuPerRequest, r.cpuPerRequest),
+    `${ms(s.databaseCpuPerRequest)} / ${ms(r.databaseCpuPerRequest)}`,
     scenario.target === undefined
       ? ''
       : `>= ${scenario.target} ${s.rps / r.rps >= scenario.target ? 'met' : 'MISSED'}`,
@@ -1073,7 +1081,9 @@ function printTable(settings, size, rows, pending) {
       'meets reads or a write mode), the database idle before each run ' +
       '(wrk, GET, keep-alive, loopback). req/s over all rounds ' +
       '(± half the range between rounds); p50/p99: median over rounds; CPU ms/req: CPU time ' +
-      'of the server process per request, service / reference; ratios: service / reference.\n',
+      'of the server process per request, service / reference; DB CPU ms/req: the database ' +
+      "server's CPU time per request over the same runs (it shares the cores; - when its pid " +
+      'file is not readable here); ratios: service / reference.\n',
   );
   console.log(lib.table(header, body));
   const json = rows.find((r) => r.scenario.key === 'json');
