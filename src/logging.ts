@@ -33,10 +33,11 @@ export function loggerParams(config: AppConfig): Params {
  * request id, trace id) when the response closes, at info, warn (4xx) or error (5xx, or cut
  * off; an event stream its consumer closed is info, see `unfinished`), with the request's actor
  * (`actor`, see auth/principal.ts) when it has one. The request id comes from `X-Request-Id` when
- * it is a sane token, else is generated, and is echoed back; the trace is the caller's (`traceparent`) or a new one, and the response's
- * `traceparent` names this request's span. It writes the line directly rather than through
- * pino-http, which builds two child loggers (serializing the request) for every request,
- * whatever the level. The same close event ends the request's metrics and span.
+ * it is a sane token, else is generated, and is echoed back; the trace is the caller's
+ * (`traceparent`) or a new one, and the response's `traceparent` names this request's span. It
+ * writes the line directly rather than through pino-http, which builds two child loggers
+ * (serializing the request) for every request, whatever the level. The same close event ends
+ * the request's metrics and span.
  */
 export function accessLog(
   config: AppConfig,
