@@ -6,9 +6,11 @@ import tseslint from 'typescript-eslint';
 
 /**
  * The layers of src/rest, as lint errors: core/ is plain TypeScript (no Nest, Express or
- * TypeORM), sql/ adds the database behind its port (no Nest or Express), http/ is the Nest and
- * Express side. Each layer imports only from the ones below it, and the REST layer from nothing
- * of the application (collections, database, config).
+ * TypeORM); db/ is the database runtime (connections, sessions, transactions, replicas, Galera
+ * nodes, driver errors: no Nest, Express, nor anything of records); sql/ is the SQL of records,
+ * over db/'s port (no Nest or Express); http/ is the Nest and Express side. Each layer imports
+ * only from the ones below it, and the REST layer from nothing of the application (collections,
+ * database, config).
  */
 const frameworks = (...names) =>
   names.map((name) => ({ regex: `^${name}(/|$)`, message: `not in this layer: ${name}` }));
@@ -85,7 +87,11 @@ export default tseslint.config(
   collections,
   ...layer('core', (depth) => [
     ...frameworks('@nestjs', 'express', 'typeorm', 'rxjs'),
-    ...above(depth, 'sql', 'http'),
+    ...above(depth, 'db', 'sql', 'http'),
+  ]),
+  ...layer('db', (depth) => [
+    ...frameworks('@nestjs', 'express', 'rxjs'),
+    ...above(depth, 'core', 'sql', 'http'),
   ]),
   ...layer('sql', (depth) => [
     ...frameworks('@nestjs', 'express', 'rxjs'),

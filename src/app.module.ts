@@ -5,7 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfigModule } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { describeDatabase } from './config/database-url';
-import { APP_COLLECTIONS, Collection, migrationsOf } from './database/collection';
+import { APP_COLLECTIONS, Collection, migrationsOf } from './database/collection-folder';
 import { COLLECTIONS, TABLES } from './collections';
 import { connectDatabase } from './database/connect';
 import { DemoDataModule } from './database/demo-data.module';
@@ -19,7 +19,7 @@ import { ObservabilityModule } from './observability/observability.module';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 import { AccessModule } from './rest/http/access.module';
-import { ClusterNodeStatus, ReplicaStatus } from './rest/sql/sql-database';
+import { ClusterNodeStatus, ReplicaStatus } from './rest/db/sql-database';
 import { entitiesOf, tableOf } from './rest/sql/tables';
 import { EventSequencerRow, RecordEvent, RecordEventOutbox } from './events/record-event.entity';
 

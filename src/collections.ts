@@ -1,4 +1,4 @@
-import type { Collection } from './database/collection';
+import type { Collection } from './database/collection-folder';
 import { EMAILS_COLLECTION } from './emails';
 import { MARBLES_COLLECTION } from './marbles';
 import { MOVIES_COLLECTION } from './movies';

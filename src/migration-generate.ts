@@ -14,7 +14,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { COLLECTIONS, TABLES } from './collections';
-import { Collection, migrationsOf } from './database/collection';
+import { Collection, migrationsOf } from './database/collection-folder';
 import { MigrationClass, dataSourceOptions } from './database/data-source-options';
 import { IdempotencyKey } from './database/idempotency-key.entity';
 import { ExistingTables, migrationFile, migrationSource } from './database/migration-writer';

@@ -6,7 +6,7 @@
  * migrations); src/database does the work and knows none of them.
  */
 import { parseArgs } from 'node:util';
-import { migrationsOf } from './database/collection';
+import { migrationsOf } from './database/collection-folder';
 import { COLLECTIONS } from './collections';
 import { loadConfig } from './config/configuration';
 import { dataSourceOptions } from './database/data-source-options';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import compression from 'compression';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
-import { APP_COLLECTIONS, Collection, describeCollections } from './database/collection';
+import { APP_COLLECTIONS, Collection, describeCollections } from './database/collection-folder';
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { accessLog, resumeSpan } from './logging';

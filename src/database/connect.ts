@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { errorCode } from '../rest/sql/database-errors';
+import { errorCode } from '../rest/db/database-errors';
 import { openDatabase, SCHEMA_LOCK_NO_MAJORITY } from './migrate';
 
 /** mysql2's name for 1047, "WSREP has not yet prepared node for application use". */
@@ -87,7 +87,7 @@ interface Replication {
 
 /**
  * The options with the `index`-th node of a cluster as TypeORM's MASTER (the one it migrates
- * on), the others as its SLAVEs, each URL kept (rest/sql/galera.ts finds the nodes by URL).
+ * on), the others as its SLAVEs, each URL kept (rest/db/galera.ts finds the nodes by URL).
  */
 export function withMasterAt(options: DataSourceOptions, index: number): DataSourceOptions {
   const { replication } = options as { replication?: Replication };

@@ -62,7 +62,7 @@ export function dataSourceOptions(
       database: database.path,
       enableWAL: true,
       // Never wait for a lock synchronously (that would stop the event loop): the transaction
-      // is retried asynchronously instead (rest/sql/database.ts).
+      // is retried asynchronously instead (rest/db/typeorm-database.ts).
       timeout: 0,
       // SQLite's own LOWER folds ASCII only; case-insensitive search must hold for É as on MySQL.
       prepareDatabase: (db: SqliteDatabase) =>
@@ -72,11 +72,11 @@ export function dataSourceOptions(
     };
   }
   // With read replicas, TypeORM opens a pool per server (mysql2's PoolCluster): the primary's
-  // serves writes, transactions, migrations and the schema lock; rest/sql/replicas.ts picks a
+  // serves writes, transactions, migrations and the schema lock; rest/db/replicas.ts picks a
   // replica's for each read. A server that fails is never dropped from the cluster nor retried
   // there: the service's own health checks decide where reads go.
   // With several nodes (a Galera cluster), the same: a pool per node, the first node's as
-  // TypeORM's MASTER (connectDatabase may start on another: nodesFrom); rest/sql/galera.ts
+  // TypeORM's MASTER (connectDatabase may start on another: nodesFrom); rest/db/galera.ts
   // decides where the service's writes and reads go.
   const [first, ...others] = database.nodes ?? [];
   const servers = first

@@ -2,7 +2,7 @@ import { dialectEntity } from '../rest/sql/tables';
 
 /**
  * A request sent with an Idempotency-Key and, once done, its stored response, replayed for the same
- * key and request until `expires_at` (src/rest/sql/idempotency.ts reads and writes it;
+ * key and request until `expires_at` (src/rest/sql/idempotency-store.ts reads and writes it;
  * migrations/1763900000000-safe-writes.ts creates it). Not a collection's table: its entity is
  * written here, with the one difference between the databases, MEDIUMBLOB on MySQL and BLOB on
  * SQLite. `claim` is empty in the rows this version writes (each is written once, finished, with

@@ -1,4 +1,4 @@
-import type { Collection } from '../database/collection';
+import type { Collection } from '../database/collection-folder';
 import { EMAILS_DEMO } from './emails.demo';
 import { EmailsModule } from './emails.module';
 import { EMAILS } from './emails.resource';

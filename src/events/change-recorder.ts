@@ -3,7 +3,7 @@ import { ENTITY_TAG, Tagged } from '../rest/core/preconditions';
 import { ResourceDefinition } from '../rest/core/resource';
 import { ChangeAction, ChangeLog } from '../rest/sql/changes';
 import { ApiRecord, RecordQuery, placeholders } from '../rest/sql/record-query';
-import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../rest/sql/sql-database';
+import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../rest/db/sql-database';
 import { EVENT_COLUMNS } from './record-event.entity';
 import { writeContext } from './request-context';
 

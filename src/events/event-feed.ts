@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { UnknownQueryError } from '../rest/core/list-query';
-import { ShapelessBody } from '../rest/core/render';
+import { ShapelessBody } from '../rest/core/output/render';
 import { ApiError } from '../rest/http/response/api-error';
 import { renderResult } from '../rest/http/response/renderers';
 import { ExpressRenderRequest, formatOf, requestUrl } from '../rest/http/response/respond';

@@ -4,8 +4,8 @@
  * request_id, actor). A cursor is the decimal `position` of the last event seen; `0` is "before
  * the oldest event kept".
  */
-import { afterOwnWrite, onPrimary } from '../rest/sql/replicas';
-import { Row, SqlDatabase } from '../rest/sql/sql-database';
+import { afterOwnWrite, onPrimary } from '../rest/db/replicas';
+import { Row, SqlDatabase } from '../rest/db/sql-database';
 import { placeholders } from '../rest/sql/record-query';
 
 export const SEQUENCER = 'events';

@@ -14,7 +14,7 @@ import { HealthModule } from '../health/health.module';
 import { Lifecycle } from '../health/lifecycle';
 import { ResourceDefinition } from '../rest/core/resource';
 import { setChangeLog } from '../rest/sql/changes';
-import { SqlDatabase } from '../rest/sql/sql-database';
+import { SqlDatabase } from '../rest/db/sql-database';
 import { ChangeRecorder } from './change-recorder';
 import { EventFeed } from './event-feed';
 import { EventHub, HubOptions } from './event-hub';

@@ -14,7 +14,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ResourceDefinition } from '../rest/core/resource';
 import { LIVE_FEED, LiveFeed } from '../rest/http/browsable/html-live';
-import { onPrimary } from '../rest/sql/replicas';
+import { onPrimary } from '../rest/db/replicas';
 import { EventStore } from './event-store';
 
 export interface LiveOptions {

@@ -16,8 +16,8 @@
 import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { onPrimary } from '../rest/sql/replicas';
-import { batchWithin, SqlDatabase, Tx } from '../rest/sql/sql-database';
+import { onPrimary } from '../rest/db/replicas';
+import { batchWithin, SqlDatabase, Tx } from '../rest/db/sql-database';
 import { SEQUENCER } from './event-store';
 import { EVENT_COLUMNS } from './record-event.entity';
 

@@ -18,7 +18,7 @@ import { AppConfig } from '../config/configuration';
 import { ApiError } from '../rest/http/response/api-error';
 import { PlainOperation } from '../rest/http/openapi/openapi';
 import { Schema } from '../rest/http/openapi/openapi-schemas';
-import { ClusterStatus, SqlDatabase } from '../rest/sql/sql-database';
+import { ClusterStatus, SqlDatabase } from '../rest/db/sql-database';
 import { RateLimiter } from '../rest/http/rate-limit/rate-limiter';
 
 const TAG = { name: 'health', description: 'Probes for a load balancer or an orchestrator.' };

@@ -1,4 +1,4 @@
-import type { Collection } from '../database/collection';
+import type { Collection } from '../database/collection-folder';
 import { MARBLES_DEMO } from './marbles.demo';
 import { MarblesModule } from './marbles.module';
 import { MARBLES } from './marbles.resource';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { FieldErrors, RecordError } from '../rest/core/errors';
-import { InputReader } from '../rest/core/input';
+import { InputReader } from '../rest/core/input/input';
 import { Precondition, tag } from '../rest/core/preconditions';
-import { Message } from '../rest/core/render';
-import { CollectionContext, RecordCollection } from '../rest/sql/collection';
+import { Message } from '../rest/core/output/render';
+import { CollectionContext, RecordCollection } from '../rest/sql/record-collection';
 import { isPlainObject } from '../rest/core/values';
-import { SqlDatabase } from '../rest/sql/sql-database';
+import { SqlDatabase } from '../rest/db/sql-database';
 
 /** The message for a field of an adjust_price body other than `price`. */
 const UNKNOWN_ACTION_FIELD = 'Unknown field; adjust_price takes only price.';

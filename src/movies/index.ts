@@ -1,4 +1,4 @@
-import type { Collection } from '../database/collection';
+import type { Collection } from '../database/collection-folder';
 import { MOVIES_DEMO } from './movies.demo';
 import { MoviesModule } from './movies.module';
 import { MOVIES } from './movies.resource';

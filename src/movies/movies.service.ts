@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CollectionContext, RecordCollection } from '../rest/sql/collection';
-import { SqlDatabase } from '../rest/sql/sql-database';
+import { CollectionContext, RecordCollection } from '../rest/sql/record-collection';
+import { SqlDatabase } from '../rest/db/sql-database';
 
 @Injectable()
 export class MoviesService extends RecordCollection {

@@ -12,7 +12,7 @@
  */
 import type { Request } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import type { ClusterStatus, SqlObserver, StatementKind } from '../rest/sql/sql-database';
+import type { ClusterStatus, SqlObserver, StatementKind } from '../rest/db/sql-database';
 
 /** The `route` label of a request that matched no route (404, or answered before routing). */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -206,7 +206,7 @@ export class Metrics {
   }
 
   /**
-   * A Galera cluster (rest/sql/galera.ts), read when scraped: `db_cluster_failovers_total`, the
+   * A Galera cluster (rest/db/galera.ts), read when scraped: `db_cluster_failovers_total`, the
    * times writes moved away from each node, `db_cluster_conflict_retries_total`, the transactions
    * each refused for a conflict and that were run again, and `db_cluster_writer`, 1 for the node
    * writes go through now.

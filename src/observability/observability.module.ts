@@ -10,8 +10,8 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
-import { SQL_OBSERVER, SqlDatabase } from '../rest/sql/sql-database';
-import { hidePassword } from '../rest/sql/replicas';
+import { SQL_OBSERVER, SqlDatabase } from '../rest/db/sql-database';
+import { hidePassword } from '../rest/db/replicas';
 import { PoolStats } from './metrics';
 import { Observability } from './observability';
 import { rootLogger } from './root-logger';

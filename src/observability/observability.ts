@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { Logger } from 'pino';
 import { AppConfig } from '../config/configuration';
-import type { SqlObserver } from '../rest/sql/sql-database';
+import type { SqlObserver } from '../rest/db/sql-database';
 import { Metrics } from './metrics';
 import { openTelemetryTracer, Tracer } from './tracing';
 

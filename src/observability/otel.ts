@@ -22,7 +22,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Request } from 'express';
-import type { SqlObserver } from '../rest/sql/sql-database';
+import type { SqlObserver } from '../rest/db/sql-database';
 import type { RemoteParent, RequestSpan, Tracer } from './tracer';
 
 interface OtelRequestSpan extends RequestSpan {

@@ -1,6 +1,6 @@
 /** The shapes of tracing: a caller's span, a request's span, and a tracer. */
 import type { Request } from 'express';
-import type { SqlObserver } from '../rest/sql/sql-database';
+import type { SqlObserver } from '../rest/db/sql-database';
 
 /** A caller's span, from a valid `traceparent` header. */
 export interface RemoteParent {

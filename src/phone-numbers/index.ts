@@ -1,4 +1,4 @@
-import type { Collection } from '../database/collection';
+import type { Collection } from '../database/collection-folder';
 import { PHONE_NUMBERS_DEMO } from './phone-numbers.demo';
 import { PhoneNumbersModule } from './phone-numbers.module';
 import { PHONE_NUMBERS } from './phone-numbers.resource';

@@ -2,7 +2,7 @@
  * Every statement of a write failing in turn (START TRANSACTION or BEGIN, each statement of the
  * work, COMMIT), in two ways: refused before it runs (MySQL's lock wait timeout, an SQLite I/O
  * error), and run but its answer lost (MySQL: the connection lost; SQLite: an I/O error). The
- * faults come from the transaction runner's test seam (rest/sql/transactions.ts, `faults`).
+ * faults come from the transaction runner's test seam (rest/db/transactions.ts, `faults`).
  *
  * After each: the answer tells the truth (503 "try again" when nothing was written, 503 "may have
  * been saved" when COMMIT ran and its answer was lost, and the write is then there; on a Galera
@@ -224,7 +224,7 @@ describe('write faults: every statement of a write failing in turn', () => {
             });
             if (kind === 'answer lost' && t.cluster) {
               // On a cluster a connection lost before COMMIT is run again once, at once (its
-              // node may be gone; rest/sql/galera.ts): the write is answered and stored once.
+              // node may be gone; rest/db/galera.ts): the write is answered and stored once.
               expect([target, res.status]).toEqual([target, write.keyed ? 200 : 201]);
               await write.written(t);
               await expectLaterWriteAlone(write.keyed ? 2 : 1);

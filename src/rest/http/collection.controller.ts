@@ -16,9 +16,9 @@ import {
 } from '@nestjs/common';
 import { QueryParams } from '../core/list-query';
 import { Precondition } from '../core/preconditions';
-import { Message, ShapelessBody } from '../core/render';
+import { Message, ShapelessBody } from '../core/output/render';
 import { ResourceDefinition } from '../core/resource';
-import { RecordCollection } from '../sql/collection';
+import { RecordCollection } from '../sql/record-collection';
 import { ApiDocs } from './openapi/api-docs';
 import * as Doc from './openapi/openapi';
 import { Operation } from './openapi/openapi';

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Paginator } from '../core/paginator';
 import { ResourceDefinition } from '../core/resource';
-import { CollectionContext } from '../sql/collection';
+import { CollectionContext } from '../sql/record-collection';
 import { entitiesOf, tableOf } from '../sql/tables';
 import { PaginatorModule } from './paginator.module';
 

@@ -1,8 +1,8 @@
 import { ConfigurableModuleBuilder, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
-import { sqlDatabaseProvider } from '../sql/database';
-import { IdempotencyStore } from '../sql/idempotency';
-import { SqlDatabase } from '../sql/sql-database';
+import { sqlDatabaseProvider } from '../db/typeorm-database';
+import { IdempotencyStore } from '../sql/idempotency-store';
+import { SqlDatabase } from '../db/sql-database';
 import { ApiDocs } from './openapi/api-docs';
 import { ApiExceptionFilter } from './response/api-exception.filter';
 import { IdempotencyPurge } from './safe-writes/idempotency-purge';

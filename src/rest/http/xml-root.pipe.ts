@@ -2,7 +2,7 @@ import { PipeTransform } from '@nestjs/common';
 import { RecordError } from '../core/errors';
 import { withArticle } from '../core/names';
 import { ResourceDefinition } from '../core/resource';
-import { xmlRootOf } from '../core/xml-input';
+import { xmlRootOf } from '../core/input/xml-input';
 
 /**
  * An XML body's root element must name the collection it is sent to, or be one of the generic

@@ -6,7 +6,7 @@
  */
 import { ResourceDefinition } from '../core/resource';
 import type { ApiRecord } from './record-query';
-import { SqlDatabase, Tx } from './sql-database';
+import { SqlDatabase, Tx } from '../db/sql-database';
 
 export type ChangeAction = 'created' | 'updated' | 'deleted';
 

@@ -12,7 +12,7 @@
  * meanwhile is kept once, and the page's rows are put in order by their current values.
  */
 import { PageWindow } from '../core/paginator';
-import { Row, SqlDatabase } from './sql-database';
+import { Row, SqlDatabase } from '../db/sql-database';
 
 /** A list request's filters and search: `a AND b` (or ''), their parameters and their joins. */
 export interface Conditions {

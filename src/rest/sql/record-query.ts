@@ -18,7 +18,7 @@ import { entityTag, selectionTag, tag } from '../core/preconditions';
 import { ResourceDefinition } from '../core/resource';
 import { Selection } from '../core/selection';
 import { canonicalDecimal, isoTimestamp } from '../core/values';
-import { Row, SqlDatabase } from './sql-database';
+import { Row, SqlDatabase } from '../db/sql-database';
 import { PageWalk, PrefixWalk, ReferenceWalk } from './index-walks';
 import { OrderBy, PathColumn, SearchSql, Where, orderByOf, whereOf } from './record-conditions';
 

@@ -10,7 +10,7 @@
  */
 import { FieldErrors, RecordError } from '../core/errors';
 import { CollectionField, ScalarField } from '../core/fields';
-import { InputMode, InputReader, Values } from '../core/input';
+import { InputMode, InputReader, Values } from '../core/input/input';
 import { toDatabaseTimestamp } from '../core/list-query';
 import { singular, withArticle, words } from '../core/names';
 import {
@@ -20,12 +20,12 @@ import {
   preconditionFailure,
   versionsNamed,
 } from '../core/preconditions';
-import { Message } from '../core/render';
+import { Message } from '../core/output/render';
 import { ResourceDefinition, scalarFields } from '../core/resource';
 import { INT_MAX, isPlainObject, recordId } from '../core/values';
 import { ChangeAction, changeLogOf } from './changes';
-import { errorCode } from './database-errors';
-import { Row, SqlDatabase, Tx } from './sql-database';
+import { errorCode } from '../db/database-errors';
+import { Row, SqlDatabase, Tx } from '../db/sql-database';
 import { ApiRecord, RecordQuery, placeholders, readerFor } from './record-query';
 
 /** Most items in one bulk request. */

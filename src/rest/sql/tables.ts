@@ -40,7 +40,7 @@ import type { EntitySchemaIndexOptions } from 'typeorm/entity-schema/EntitySchem
 import type { EntitySchemaRelationOptions } from 'typeorm/entity-schema/EntitySchemaRelationOptions';
 import { CollectionField, Field, ScalarField, nullableColumn } from '../core/fields';
 import { ResourceDefinition, VARCHAR_LENGTH } from '../core/resource';
-import { Dialect } from './sql-database';
+import { Dialect } from '../db/sql-database';
 
 /** A table as declared: a collection's (`tableOf`) or an internal one (`defineTable`). */
 export interface TableDefinition {

@@ -8,7 +8,7 @@
  */
 import { EventsRuntime } from '../../../src/events/events.module';
 import { MARBLES } from '../../../src/marbles/marbles.resource';
-import { SqlDatabase } from '../../../src/rest/sql/sql-database';
+import { SqlDatabase } from '../../../src/rest/db/sql-database';
 import { useApp } from '../harness';
 import { USERS, marbleRow } from '../fixtures';
 

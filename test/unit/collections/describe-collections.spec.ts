@@ -1,5 +1,5 @@
 /** The OpenAPI description of the collections, derived from the list. */
-import { Collection, describeCollections } from '../../../src/database/collection';
+import { Collection, describeCollections } from '../../../src/database/collection-folder';
 import { COLLECTIONS } from '../../sources';
 
 const at = (path: string, plural: string) => ({ declaration: { path, plural } }) as Collection;

@@ -1,5 +1,5 @@
 import { Sequencer } from '../../../src/events/sequencer';
-import { Row, RunResult, SqlDatabase, Tx } from '../../../src/rest/sql/sql-database';
+import { Row, RunResult, SqlDatabase, Tx } from '../../../src/rest/db/sql-database';
 
 /**
  * A database whose outbox is a counter: every nudge's write added one event, and each positioning

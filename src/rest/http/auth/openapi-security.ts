@@ -7,7 +7,7 @@
  * every rate-limited operation.
  */
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { encodeError } from '../../core/render';
+import { encodeError } from '../../core/output/render';
 import { AccessRules, Requirement } from './access-rules';
 import { JwtVerifier } from './jwt-verifier';
 

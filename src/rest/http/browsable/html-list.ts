@@ -1,5 +1,5 @@
 /** The body of a list's page: its records, their pages, the query form and the write forms. */
-import { pageUrl } from '../../core/envelope';
+import { pageUrl } from '../../core/output/envelope';
 import { words } from '../../core/names';
 import { Page } from '../../core/paginator';
 import { ResourceDefinition } from '../../core/resource';

@@ -2,7 +2,7 @@
  * The HTML format: the browsable page of an answer, with the same data as its JSON and XML
  * (which it shows too), the request and the response headers that matter.
  */
-import { buildEnvelope } from '../../core/envelope';
+import { buildEnvelope } from '../../core/output/envelope';
 import { Page } from '../../core/paginator';
 import {
   Message,
@@ -11,9 +11,9 @@ import {
   ResponseHeaders,
   ShapelessBody,
   renderBody,
-} from '../../core/render';
+} from '../../core/output/render';
 import { ignoredOf } from '../../core/list-query';
-import { encodeXml } from '../../core/xml';
+import { encodeXml } from '../../core/output/xml';
 import { Envelope, PageContext, PageData, PageRequest, statusLine } from './html-context';
 import { errorPage, resultPage } from './html-pages';
 

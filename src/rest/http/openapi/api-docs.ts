@@ -3,10 +3,10 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { pascal, words } from '../../core/names';
-import { ErrorBody, encodeError } from '../../core/render';
+import { ErrorBody, encodeError } from '../../core/output/render';
 import { ResourceDefinition } from '../../core/resource';
-import { encodeXml } from '../../core/xml';
-import { CollectionContext } from '../../sql/collection';
+import { encodeXml } from '../../core/output/xml';
+import { CollectionContext } from '../../sql/record-collection';
 import {
   Describe,
   ERROR_RESPONSES,

@@ -4,7 +4,7 @@
  * generated client (openapi-fetch) types a response as the union of its media types, and a CSV
  * string in that union would take `page.results` away from every typed caller.
  */
-import { CSV_TYPE } from '../../core/csv';
+import { CSV_TYPE } from '../../core/output/csv';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

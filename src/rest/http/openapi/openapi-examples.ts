@@ -3,11 +3,11 @@
  * example, defaults, a fixed time), and each success response encoded as the service encodes it,
  * in JSON, XML and CSV, so an example cannot drift from what the service sends.
  */
-import { encodeCsv } from '../../core/csv';
+import { encodeCsv } from '../../core/output/csv';
 import { Field } from '../../core/fields';
 import { pascal } from '../../core/names';
 import { Page } from '../../core/paginator';
-import { Message, renderBody } from '../../core/render';
+import { Message, renderBody } from '../../core/output/render';
 import { ResourceDefinition } from '../../core/resource';
 import { OperationContext, OperationSpec } from './openapi';
 

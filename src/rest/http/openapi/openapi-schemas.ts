@@ -1,6 +1,6 @@
 /**
  * OpenAPI 3.0 schemas built from a collection's declaration: the rendered record, the create and
- * update bodies (the writable fields, as core/validation.ts checks them), the bulk forms, the
+ * update bodies (the writable fields, as core/input/validation.ts checks them), the bulk forms, the
  * envelope, and the error bodies every route shares.
  */
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
@@ -8,7 +8,7 @@ import { Field, ScalarField, ScalarType } from '../../core/fields';
 import { pascal, singular } from '../../core/names';
 import { PaginatorOptions } from '../../core/paginator';
 import { ResourceDefinition } from '../../core/resource';
-import { MAX_IDS, inputKey, writableFields } from '../../core/validation';
+import { MAX_IDS, inputKey, writableFields } from '../../core/input/validation';
 
 /** A schema, or a reference to one. */
 export type Schema = SchemaObject & { $ref?: string };

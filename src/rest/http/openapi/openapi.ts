@@ -15,7 +15,7 @@ import { ScalarType } from '../../core/fields';
 import { ORDERING_PARAM, SEARCH_PARAM } from '../../core/list-query';
 import { pascal, withArticle, words } from '../../core/names';
 import { PaginatorOptions } from '../../core/paginator';
-import { Message } from '../../core/render';
+import { Message } from '../../core/output/render';
 import { ResourceDefinition } from '../../core/resource';
 import { MAX_BULK_ITEMS, Schema, ref } from './openapi-schemas';
 import {

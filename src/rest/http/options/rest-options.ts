@@ -1,4 +1,4 @@
-import { DatabaseOptions } from '../../sql/database';
+import { DatabaseOptions } from '../../db/typeorm-database';
 
 /**
  * The options of `RestModule.forRoot`, injectable under REST_OPTIONS: the database's (time limit

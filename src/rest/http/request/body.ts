@@ -9,9 +9,9 @@
 import * as zlib from 'node:zlib';
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../../core/errors';
-import { parseJson } from '../../core/json-input';
-import { decodeUtf8 } from '../../core/utf8';
-import { parseXml } from '../../core/xml-input';
+import { parseJson } from '../../core/input/json-input';
+import { decodeUtf8 } from '../../core/input/utf8';
+import { parseXml } from '../../core/input/xml-input';
 import { ApiError, statusOf } from '../response/api-error';
 import { isRead } from '../response/methods';
 import { printable, sendError } from '../response/respond';

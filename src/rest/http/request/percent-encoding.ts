@@ -12,7 +12,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { isUtf8 } from 'node:buffer';
-import { invalidUtf8At } from '../../core/utf8';
+import { invalidUtf8At } from '../../core/input/utf8';
 import { printable, sendError } from '../response/respond';
 
 /** Express middleware, before routing and after format negotiation (for the 400's format). */

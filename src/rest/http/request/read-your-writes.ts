@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { afterOwnWrite, onPrimary } from '../../sql/replicas';
+import { afterOwnWrite, onPrimary } from '../../db/replicas';
 
 /** The cookie every write response sets: the time of the write, in milliseconds since 1970. */
 export const LAST_WRITE_COOKIE = 'records_last_write';

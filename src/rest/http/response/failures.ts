@@ -1,13 +1,13 @@
 import { HttpException } from '@nestjs/common';
 import { RecordError } from '../../core/errors';
-import { ErrorBody, Failure } from '../../core/render';
+import { ErrorBody, Failure } from '../../core/output/render';
 import {
   isDatabaseUnavailable,
   isStatementTimeout,
   isWriteConflict,
   isWriteSetTooLarge,
   mayHaveCommitted,
-} from '../../sql/database-errors';
+} from '../../db/database-errors';
 import { ApiError, statusOf } from './api-error';
 import { methodNotAllowed } from './methods';
 

@@ -10,7 +10,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Observable, map } from 'rxjs';
-import { RecordStream, RenderedResponse, ResponseHeaders } from '../../core/render';
+import { RecordStream, RenderedResponse, ResponseHeaders } from '../../core/output/render';
 import { ResourceDefinition } from '../../core/resource';
 import { resourceOf } from '../options/resource.decorator';
 import { RENDERERS, renderResult } from './renderers';

@@ -11,8 +11,8 @@ import {
   XML_RENDERER,
   renderError as renderErrorWith,
   renderResult as renderResultWith,
-} from '../../core/render';
-import { CSV_RENDERER } from '../../core/csv';
+} from '../../core/output/render';
+import { CSV_RENDERER } from '../../core/output/csv';
 import { ResourceDefinition } from '../../core/resource';
 import { HTML_RENDERER } from '../browsable/html-renderer';
 
@@ -33,7 +33,7 @@ export function errorFormat(format: Format): Format {
   return format === 'csv' ? 'json' : format;
 }
 
-/** A handler's result in `format`, with its headers (core/render.ts's `renderResult`). */
+/** A handler's result in `format`, with its headers (core/output/render.ts's `renderResult`). */
 export function renderResult(
   result: unknown,
   format: Format,

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { ErrorBody, RequestUrl, ResponseHeaders } from '../../core/render';
+import { ErrorBody, RequestUrl, ResponseHeaders } from '../../core/output/render';
 import { PageRequest } from '../browsable/html-context';
 import { pageRequest } from '../browsable/html-page';
 import { PageRenderRequest } from '../browsable/html-renderer';

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { IdempotencyStore } from '../../sql/idempotency';
+import { IdempotencyStore } from '../../sql/idempotency-store';
 
 /** How often each instance deletes expired Idempotency-Keys (with some jitter). */
 const EVERY_MS = 60_000;

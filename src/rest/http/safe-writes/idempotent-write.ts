@@ -3,10 +3,10 @@
  * rendered answer under the key in one unit of work, replay a stored answer. The Nest side is
  * idempotency.interceptor.ts.
  */
-import { RenderRequest, RenderedResponse, Rendering } from '../../core/render';
+import { RenderRequest, RenderedResponse, Rendering } from '../../core/output/render';
 import { ResourceDefinition } from '../../core/resource';
-import type { IdempotencyStore, StoredResponse } from '../../sql/idempotency';
-import type { SqlDatabase } from '../../sql/sql-database';
+import type { IdempotencyStore, StoredResponse } from '../../sql/idempotency-store';
+import type { SqlDatabase } from '../../db/sql-database';
 import { ApiError } from '../response/api-error';
 import { clientFailure } from '../response/failures';
 import { Format, renderError, renderResult } from '../response/renderers';

@@ -1,7 +1,13 @@
-import { CSV_RENDERER, csvCell, csvRow, encodeCsv, pageLinks } from '../../../../src/rest/core/csv';
+import {
+  CSV_RENDERER,
+  csvCell,
+  csvRow,
+  encodeCsv,
+  pageLinks,
+} from '../../../../src/rest/core/output/csv';
 import * as field from '../../../../src/rest/core/fields';
 import { Page } from '../../../../src/rest/core/paginator';
-import { Message, RecordStream, RenderRequest } from '../../../../src/rest/core/render';
+import { Message, RecordStream, RenderRequest } from '../../../../src/rest/core/output/render';
 import { gadgets } from './gadgets';
 
 const GADGETS = gadgets([field.string('name')]);

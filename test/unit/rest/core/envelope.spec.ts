@@ -1,4 +1,4 @@
-import { buildEnvelope, pageUrl } from '../../../../src/rest/core/envelope';
+import { buildEnvelope, pageUrl } from '../../../../src/rest/core/output/envelope';
 import { Page } from '../../../../src/rest/core/paginator';
 
 const BASE = 'http://localhost:3000/api/demo/marbles';

@@ -1,6 +1,11 @@
 import * as field from '../../../../src/rest/core/fields';
 import { Page } from '../../../../src/rest/core/paginator';
-import { Message, RequestUrl, encodeError, renderBody } from '../../../../src/rest/core/render';
+import {
+  Message,
+  RequestUrl,
+  encodeError,
+  renderBody,
+} from '../../../../src/rest/core/output/render';
 import { gadgets } from './gadgets';
 
 const GADGETS = gadgets([

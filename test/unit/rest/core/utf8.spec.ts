@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { fc, it } from '@fast-check/jest';
 import { RecordError } from '../../../../src/rest/core/errors';
-import { decodeUtf8, invalidUtf8At } from '../../../../src/rest/core/utf8';
+import { decodeUtf8, invalidUtf8At } from '../../../../src/rest/core/input/utf8';
 
 /** Bytes near the edges of UTF-8: lead bytes, continuation bytes, and the ones never used. */
 const edgy = fc

@@ -9,7 +9,7 @@ import {
   inputClass,
   inputKey,
   writableFields,
-} from '../../../../src/rest/core/validation';
+} from '../../../../src/rest/core/input/validation';
 
 /** Weights from 0 to 100: an integer range, declared. */
 const WEIGHTS = defineResource({

@@ -8,7 +8,7 @@ import {
   objectShape,
   scalarShape,
   xmlName,
-} from '../../../../src/rest/core/xml';
+} from '../../../../src/rest/core/output/xml';
 import { singular } from '../../../../src/rest/core/names';
 
 /** The whole document for a root element, as the encoder writes it. */

@@ -1,7 +1,7 @@
 import * as field from '../../../../src/rest/core/fields';
 import { Filter, ListQuery, Ordering } from '../../../../src/rest/core/list-query';
 import { ResourceDefinition, defineResource } from '../../../../src/rest/core/resource';
-import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../../../../src/rest/sql/sql-database';
+import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../../../../src/rest/db/sql-database';
 import { RecordQuery } from '../../../../src/rest/sql/record-query';
 import { owner } from '../../../../src/users/users.table';
 

@@ -5,8 +5,8 @@ import { EMAILS } from '../../../../src/emails/emails.resource';
 import { MARBLES } from '../../../../src/marbles/marbles.resource';
 import { FieldErrors, Problem, RecordError } from '../../../../src/rest/core/errors';
 import { ResourceDefinition } from '../../../../src/rest/core/resource';
-import { TypeOrmDatabase } from '../../../../src/rest/sql/database';
-import { Row, SqlDatabase, Tx } from '../../../../src/rest/sql/sql-database';
+import { TypeOrmDatabase } from '../../../../src/rest/db/typeorm-database';
+import { Row, SqlDatabase, Tx } from '../../../../src/rest/db/sql-database';
 import { RecordQuery } from '../../../../src/rest/sql/record-query';
 import { BULK_LIMIT, RecordWriter } from '../../../../src/rest/sql/record-writer';
 

@@ -16,7 +16,7 @@ import {
   markup,
   text,
 } from '../../../../../src/rest/http/browsable/html-template';
-import { encodeXml } from '../../../../../src/rest/core/xml';
+import { encodeXml } from '../../../../../src/rest/core/output/xml';
 
 /** Strings rich in the characters that matter to HTML, and any other. */
 const hostile = fc.oneof(

@@ -1,7 +1,7 @@
 import * as field from '../../../../../src/rest/core/fields';
 import { Page } from '../../../../../src/rest/core/paginator';
 import { tag } from '../../../../../src/rest/core/preconditions';
-import { Message, RenderRequest, ShapelessBody } from '../../../../../src/rest/core/render';
+import { Message, RenderRequest, ShapelessBody } from '../../../../../src/rest/core/output/render';
 import {
   RENDERERS,
   renderError,

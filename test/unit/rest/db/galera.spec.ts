@@ -1,9 +1,9 @@
-import { CommitOutcomeUnknown, DatabaseDeadline } from '../../../../src/rest/sql/database-errors';
-import { ClusterNodeStatus, GaleraCluster, GaleraNode } from '../../../../src/rest/sql/galera';
-import { MysqlConnection, MysqlPool } from '../../../../src/rest/sql/replicas';
-import { Row } from '../../../../src/rest/sql/sql-database';
-import { MysqlSession } from '../../../../src/rest/sql/transaction-sessions';
-import { CONFLICT_RETRY, TransactionRunner } from '../../../../src/rest/sql/transactions';
+import { CommitOutcomeUnknown, DatabaseDeadline } from '../../../../src/rest/db/database-errors';
+import { ClusterNodeStatus, GaleraCluster, GaleraNode } from '../../../../src/rest/db/galera';
+import { MysqlConnection, MysqlPool } from '../../../../src/rest/db/replicas';
+import { Row } from '../../../../src/rest/db/sql-database';
+import { MysqlSession } from '../../../../src/rest/db/transaction-sessions';
+import { CONFLICT_RETRY, TransactionRunner } from '../../../../src/rest/db/transactions';
 
 /** What a fake node answers: its wsrep state, an error, or nothing at all (frozen). */
 type Answer =

@@ -8,7 +8,7 @@
  * strings in JSON) and every tag name is built once, not per row. Values without a declared
  * shape (messages, error maps) are encoded by their JavaScript type.
  */
-import { singular } from './names';
+import { singular } from '../names';
 
 export type XmlScalarType = 'string' | 'integer' | 'boolean' | 'decimal' | 'dateTime';
 

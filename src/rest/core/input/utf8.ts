@@ -4,7 +4,7 @@
  * with its offset, never decoded to U+FFFD and stored.
  */
 import { isUtf8 } from 'node:buffer';
-import { RecordError } from './errors';
+import { RecordError } from '../errors';
 
 /** `bytes` as text, or a 400 naming the offset of the first byte that is not UTF-8. */
 export function decodeUtf8(bytes: Buffer): string {

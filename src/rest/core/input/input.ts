@@ -4,10 +4,10 @@
  * the class-validator DTO. Every problem is reported at once, keyed by field.
  */
 import { validate } from 'class-validator';
-import { FieldErrors } from './errors';
-import { ResourceDefinition } from './resource';
+import { FieldErrors } from '../errors';
+import { ResourceDefinition } from '../resource';
 import { WritableField, inputAccepted, inputClass, inputKey, writableFields } from './validation';
-import { canonicalDecimal, isPlainObject } from './values';
+import { canonicalDecimal, isPlainObject } from '../values';
 
 export type Values = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { Page } from './paginator';
+import { Page } from '../paginator';
 
 export interface Envelope<T> {
   count?: number;

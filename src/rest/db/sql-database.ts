@@ -34,7 +34,7 @@ export interface ReplicaStatus {
   error?: string;
 }
 
-/** Where one node of a Galera cluster stands, as `/health/ready` reports it (rest/sql/galera.ts). */
+/** Where one node of a Galera cluster stands, as `/health/ready` reports it (rest/db/galera.ts). */
 export interface ClusterNodeStatus {
   /** `node1`, `node2`, … in the order of DATABASE_URL. */
   name: string;
@@ -117,10 +117,10 @@ export abstract class SqlDatabase {
   /** `work` in one transaction, retried from the start on a deadlock or a duplicate key. */
   abstract transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 
-  /** The read replicas and where each stands (rest/sql/replicas.ts), where there are any. */
+  /** The read replicas and where each stands (rest/db/replicas.ts), where there are any. */
   replicaStatuses?(): ReplicaStatus[];
 
-  /** The Galera cluster's nodes and writer (rest/sql/galera.ts), where DATABASE_URL names one. */
+  /** The Galera cluster's nodes and writer (rest/db/galera.ts), where DATABASE_URL names one. */
   clusterStatus?(): ClusterStatus | undefined;
 
   /** The cluster's limits on one transaction's writes, where it has any (a Galera cluster). */

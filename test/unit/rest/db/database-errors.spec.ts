@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, poolClosed } from '../../../../src/rest/sql/database-errors';
+import { isDatabaseUnavailable, poolClosed } from '../../../../src/rest/db/database-errors';
 
 /** An error as mysql2 makes it. */
 function driverError(code: string, errno: number, fatal?: boolean): Error {

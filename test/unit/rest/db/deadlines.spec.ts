@@ -1,5 +1,5 @@
 /**
- * The service's own deadline on database calls (rest/sql/replicas.ts): a read that waits past it,
+ * The service's own deadline on database calls (rest/db/replicas.ts): a read that waits past it,
  * for a connection or for its answer, fails as "unavailable" and its connection is destroyed,
  * never given back to the pool; a COMMIT past it says the write may have been saved.
  */
@@ -8,15 +8,15 @@ import {
   DatabaseDeadline,
   isDatabaseUnavailable,
   mayHaveCommitted,
-} from '../../../../src/rest/sql/database-errors';
+} from '../../../../src/rest/db/database-errors';
 import {
   MysqlConnection,
   MysqlPool,
   queryWithin,
   withDeadline,
-} from '../../../../src/rest/sql/replicas';
+} from '../../../../src/rest/db/replicas';
 import { ApiExceptionFilter } from '../../../../src/rest/http/response/api-exception.filter';
-import { Row } from '../../../../src/rest/sql/sql-database';
+import { Row } from '../../../../src/rest/db/sql-database';
 
 /** A connection whose answer comes when the test says, and that records what was done to it. */
 class Connection implements MysqlConnection {

@@ -10,8 +10,8 @@
  * first to end and fails if it committed, and that transaction rolls back (`store` says false).
  * Stored responses expire after the TTL and are deleted in small batches (`purge`).
  */
-import { errorCode } from './database-errors';
-import { batchWithin, Row, SqlDatabase } from './sql-database';
+import { errorCode } from '../db/database-errors';
+import { batchWithin, Row, SqlDatabase } from '../db/sql-database';
 
 /** A stored response, replayed as it was sent. */
 export interface StoredResponse {

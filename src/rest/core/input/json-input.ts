@@ -4,7 +4,7 @@
  * `[` costs the parser a tenth of a second of event loop), and a malformed body's error names
  * where it goes wrong.
  */
-import { RecordError } from './errors';
+import { RecordError } from '../errors';
 
 /**
  * Deepest nesting and most values a body may have. A bulk body of 1000 records sent back as read

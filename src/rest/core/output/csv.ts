@@ -6,8 +6,8 @@
  * the HTTP layer answers them in JSON (http/response/renderers.ts).
  */
 import { buildEnvelope } from './envelope';
-import { QueryParams } from './list-query';
-import { Page } from './paginator';
+import { QueryParams } from '../list-query';
+import { Page } from '../paginator';
 import {
   Failure,
   JSON_RENDERER,
@@ -17,8 +17,8 @@ import {
   Renderer,
   ShapelessBody,
 } from './render';
-import { ResourceDefinition, perResource } from './resource';
-import { parseSelection } from './selection';
+import { ResourceDefinition, perResource } from '../resource';
+import { parseSelection } from '../selection';
 
 export const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
 

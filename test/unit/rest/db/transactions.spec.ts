@@ -11,12 +11,12 @@ import {
   isDatabaseUnavailable,
   isInterrupted,
   mayHaveCommitted,
-} from '../../../../src/rest/sql/database-errors';
+} from '../../../../src/rest/db/database-errors';
 import type {
   SessionAnswer,
   TransactionSession,
-} from '../../../../src/rest/sql/transaction-sessions';
-import { CONFLICT_RETRY, TransactionRunner } from '../../../../src/rest/sql/transactions';
+} from '../../../../src/rest/db/transaction-sessions';
+import { CONFLICT_RETRY, TransactionRunner } from '../../../../src/rest/db/transactions';
 
 function driverError(code: string, errno = 0, fatal = false): Error {
   return Object.assign(new Error(code), { code, errno, ...(fatal ? { fatal } : {}) });

@@ -60,7 +60,7 @@ export interface DatabaseOptions {
     onChange?: (now: ReplicaStatus, before: ReplicaStatus) => void;
   };
   /**
-   * With several nodes in DATABASE_URL, a Galera cluster (rest/sql/galera.ts): the nodes' URLs in
+   * With several nodes in DATABASE_URL, a Galera cluster (rest/db/galera.ts): the nodes' URLs in
    * the order given (TypeORM's `replication` option opened a pool for each), how they are checked,
    * and who hears of each move of the writes.
    */

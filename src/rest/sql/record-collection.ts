@@ -12,7 +12,7 @@ import { RecordError } from '../core/errors';
 import { ScalarType } from '../core/fields';
 import { Page, Paginator } from '../core/paginator';
 import { Precondition } from '../core/preconditions';
-import { Message, RecordStream } from '../core/render';
+import { Message, RecordStream } from '../core/output/render';
 import { ResourceDefinition, pathsOf } from '../core/resource';
 import {
   EXCEPT_PARAM,
@@ -22,7 +22,7 @@ import {
   parseSelection,
   project,
 } from '../core/selection';
-import { SqlDatabase } from './sql-database';
+import { SqlDatabase } from '../db/sql-database';
 import { ApiRecord, RecordQuery } from './record-query';
 import { RecordWriter } from './record-writer';
 

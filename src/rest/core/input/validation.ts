@@ -27,10 +27,10 @@ import {
   min,
   registerDecorator,
 } from 'class-validator';
-import { CollectionField, ScalarField } from './fields';
-import { namedClass, pascal } from './names';
-import { ResourceDefinition, perResource } from './resource';
-import { INT_MAX, compareDecimals, decimalPattern } from './values';
+import { CollectionField, ScalarField } from '../fields';
+import { namedClass, pascal } from '../names';
+import { ResourceDefinition, perResource } from '../resource';
+import { INT_MAX, compareDecimals, decimalPattern } from '../values';
 
 type Decorator = PropertyDecorator;
 type Class = new () => object;

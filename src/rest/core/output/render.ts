@@ -8,10 +8,10 @@
  * and holds the table of every format it serves (http/response/renderers.ts).
  */
 import { buildEnvelope } from './envelope';
-import { Page } from './paginator';
-import { singular } from './names';
-import { ENTITY_TAG, Tagged } from './preconditions';
-import { ResourceDefinition, perResource } from './resource';
+import { Page } from '../paginator';
+import { singular } from '../names';
+import { ENTITY_TAG, Tagged } from '../preconditions';
+import { ResourceDefinition, perResource } from '../resource';
 import {
   ANY,
   XmlShape,
@@ -22,7 +22,7 @@ import {
   scalarShape,
   XmlScalarType,
 } from './xml';
-import { ScalarField, ScalarType } from './fields';
+import { ScalarField, ScalarType } from '../fields';
 
 /** A response with a message, and the records it concerns (bulk operations). */
 export class Message<T = unknown> {

@@ -4,7 +4,7 @@
  */
 import sax from 'sax';
 import { parseStringPromise } from 'xml2js';
-import { RecordError } from './errors';
+import { RecordError } from '../errors';
 
 interface XmlNode {
   '#name': string;
