@@ -18,7 +18,7 @@ RUN npm run build
 # Production dependencies only: no dev dependencies, and no optional ones, which would bring
 # TypeScript through TypeORM's optional ts-node (nothing the service uses is optional). Of
 # better-sqlite3's build only the addon stays (its sources and objects are 25 MB).
-# test/ops/start-sequence.js runs this stage's RUN lines as they are here.
+# test/ops/deploy/start-sequence.js runs this stage's RUN lines as they are here.
 FROM toolchain AS deps
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund \
  && cd node_modules/better-sqlite3 \

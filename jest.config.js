@@ -2,7 +2,7 @@
  * Unit tests run in parallel; e2e suites share one database, so they run one file at a time.
  * Ops suites start the compiled server (`npm run build` first) as child processes; the runner
  * runs them one file at a time too. No e2e or ops test runs on Jest's default timeout of 5 s:
- * test/e2e/timeouts.ts and test/ops/timeouts.ts set generous ones for a loaded machine.
+ * test/e2e/support/timeouts.ts and test/ops/support/timeouts.ts set generous ones for a loaded machine.
  */
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }],
@@ -28,7 +28,7 @@ module.exports = {
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       testEnvironment: 'node',
-      setupFilesAfterEnv: ['<rootDir>/test/e2e/timeouts.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/e2e/support/timeouts.ts'],
       transform,
       transformIgnorePatterns,
     },
@@ -37,7 +37,7 @@ module.exports = {
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/ops/**/*.spec.ts'],
       testEnvironment: 'node',
-      setupFilesAfterEnv: ['<rootDir>/test/ops/timeouts.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/ops/support/timeouts.ts'],
       transform,
       transformIgnorePatterns,
     },

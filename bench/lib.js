@@ -200,7 +200,7 @@ const LOG_KEPT = 32 * 1024;
 
 /**
  * The Node flags the service runs with: those of `npm start` (package.json), which the image's
- * CMD repeats (test/ops/compose.spec.ts checks they agree), so that the benchmarks measure the
+ * CMD repeats (test/ops/deploy/compose.spec.ts checks they agree), so that the benchmarks measure the
  * service as it ships.
  */
 function serviceNodeFlags() {

@@ -39,7 +39,7 @@
  * Then the operations stages: `npm run build` once, the `ops` Jest project (test/ops/, black-box
  * tests of `node dist/main.js`; the ones under test/ops/mysql/ get OPS_MYSQL_URL and run only when
  * MySQL was prepared, and are left out by path otherwise), and, with MySQL, the image's start
- * sequence outside Docker (test/ops/start-sequence.js: npm ci and build, the deps stage, start, probe, stop).
+ * sequence outside Docker (test/ops/deploy/start-sequence.js: npm ci and build, the deps stage, start, probe, stop).
  * Without MySQL those are reported as not run, and are failures when MySQL is required.
  * The read-replica suite (test/ops/replicas/) starts MariaDB servers and nginx of its own: it needs
  * the binaries mariadbd, mariadb-install-db and nginx, and is reported as not run without them (a
@@ -106,15 +106,15 @@ function jest(name, args, env = {}, running = () => undefined) {
 /** The e2e suites of TEST_SCOPE=smoke: the interface's contract, reads, writes, events, pages. */
 const SMOKE_SUITES = [
   'contract',
-  'front-door',
-  'read-shapes',
-  'read-pagination',
-  'write-create-marbles',
-  'write-update-marbles',
-  'write-marble-actions',
-  'write-destroy',
+  'pages/front-door',
+  'read/shapes',
+  'read/pagination',
+  'write/create-marbles',
+  'write/update-marbles',
+  'write/marble-actions',
+  'write/destroy',
   'events/events',
-  'browsable',
+  'pages/browsable',
 ].map((name) => `/test/e2e/${name}\\.e2e-spec\\.ts$`);
 
 /**
@@ -177,13 +177,13 @@ function build() {
   return run.status === 0;
 }
 
-/** test/ops/start-sequence.js, its output shown as it comes; counted from its summary line. */
+/** test/ops/deploy/start-sequence.js, its output shown as it comes; counted from its summary line. */
 function startSequence(env) {
   console.log('\n=== start sequence ===');
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [join(__dirname, '..', 'test', 'ops', 'start-sequence.js')],
+      [join(__dirname, '..', 'test', 'ops', 'deploy', 'start-sequence.js')],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
         env: { ...process.env, ...env },
@@ -354,7 +354,7 @@ async function main() {
     const ignored = [];
     if (mysqlProblem) ignored.push('/ops/mysql/');
     if (!chromium) {
-      ignored.push('/ops/docs-browser');
+      ignored.push('/ops/browser/');
       browserNote = `The browser test of /api/docs DID NOT RUN: no Chromium at ${chromiumPath} (apt-get install chromium).`;
       if (requireMysql) results.push({ name: 'browser test', ok: false, passed: 0, failed: 1 });
     }

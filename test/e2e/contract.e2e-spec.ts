@@ -11,10 +11,10 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
 import { ApiDocs, COLLECTIONS } from '../sources';
-import { contractOf } from './contract';
-import { useApp } from './harness';
-import { describeDocumentExamples } from './examples';
-import { INDEX_PARAMETERS, documentRoutes, eventRoutes, standardRoutes } from './routes';
+import { contractOf } from './support/contract';
+import { useApp } from './support/harness';
+import { describeDocumentExamples } from './support/examples';
+import { INDEX_PARAMETERS, documentRoutes, eventRoutes, standardRoutes } from './support/routes';
 
 const TOKEN = 'contract-test-token-0123456789';
 const ROOT = join(__dirname, '..', '..');

@@ -9,9 +9,9 @@
  */
 import { DataSource } from 'typeorm';
 import { COLLECTIONS, FIXTURE_COLLECTIONS, dataSourceOptions, migrationsOf } from '../sources';
-import { describeDocumentExamples } from './examples';
-import { ANN, BOB, USERS } from './fixtures';
-import { HOOK_TIMEOUT, Row, testDatabase, useApp } from './harness';
+import { describeDocumentExamples } from './support/examples';
+import { ANN, BOB, USERS } from './support/fixtures';
+import { HOOK_TIMEOUT, Row, testDatabase, useApp } from './support/harness';
 import {
   allowOf,
   bulkDone,
@@ -23,8 +23,8 @@ import {
   expectLocation,
   expectStampedWithin,
   expectXml,
-} from './http';
-import { documentRoutes, standardRoutes } from './routes';
+} from './support/http';
+import { documentRoutes, standardRoutes } from './support/routes';
 import { schemaDiff } from './schema-drift';
 
 /** The fixtures this suite adds: none when EXTRA_COLLECTIONS already did. */

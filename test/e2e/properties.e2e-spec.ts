@@ -11,10 +11,10 @@
  */
 import { fc, it } from '@fast-check/jest';
 import request, { type Response } from 'supertest';
-import { TestApp, useApp } from './harness';
-import { expectNothingLeaked } from './http';
-import { INDEX_PARAMETERS } from './routes';
-import { GENRES, USERS, marbleRow, movieLinks, movieRow, numberedMarble } from './fixtures';
+import { TestApp, useApp } from './support/harness';
+import { expectNothingLeaked } from './support/http';
+import { INDEX_PARAMETERS } from './support/routes';
+import { GENRES, USERS, marbleRow, movieLinks, movieRow, numberedMarble } from './support/fixtures';
 
 const SEED: Parameters<typeof useApp>[0] = {
   seed: {

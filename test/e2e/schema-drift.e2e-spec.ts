@@ -11,7 +11,7 @@ import {
   normalizedExpression,
   schemaDiff,
 } from './schema-drift';
-import { useApp } from './harness';
+import { useApp } from './support/harness';
 
 describe('schema drift', () => {
   const t = useApp();

@@ -3,7 +3,7 @@
  * and the fixture collections' suite for their own migrations).
  */
 import { DataSource, DataSourceOptions, EntityMetadata, QueryRunner } from 'typeorm';
-import type { TestApp } from './harness';
+import type { TestApp } from './support/harness';
 
 interface GeneratedColumn {
   table: string;

@@ -107,7 +107,7 @@ interface Statement {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class TransactionRunner {
-  /** Only tests set it (test/e2e/write-faults.e2e-spec.ts). */
+  /** Only tests set it (test/e2e/safe-writes/faults.e2e-spec.ts). */
   faults?: FaultInjector;
 
   constructor(

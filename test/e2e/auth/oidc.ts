@@ -5,7 +5,7 @@
  */
 import { AccessControl, COLLECTIONS } from '../../sources';
 import { AUDIENCE, Client, OidcProvider, scopesOf } from '../../oidc/provider';
-import { AppOptions, HOOK_TIMEOUT, TestApp, useApp } from '../harness';
+import { AppOptions, HOOK_TIMEOUT, TestApp, useApp } from '../support/harness';
 
 export const PLURALS = COLLECTIONS.map((c) => c.declaration.plural);
 

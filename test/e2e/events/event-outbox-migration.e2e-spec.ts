@@ -10,7 +10,7 @@ import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { ownDatabaseName, serverOf } from '../../../scripts/test-database';
 import { MIGRATIONS, dataSourceOptions } from '../../sources';
-import { HOOK_TIMEOUT, testDatabase } from '../harness';
+import { HOOK_TIMEOUT, testDatabase } from '../support/harness';
 import { DatabaseConfig } from '../../../src/config/database-url';
 
 const BEFORE = MIGRATIONS.findIndex((m) => new m().name === 'EventOutbox1764300000000');

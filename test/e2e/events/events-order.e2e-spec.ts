@@ -9,8 +9,8 @@
 import { EventsRuntime } from '../../../src/events/events.module';
 import { MARBLES } from '../../../src/marbles/marbles.resource';
 import { SqlDatabase } from '../../../src/rest/db/sql-database';
-import { useApp } from '../harness';
-import { USERS, marbleRow } from '../fixtures';
+import { useApp } from '../support/harness';
+import { USERS, marbleRow } from '../support/fixtures';
 
 type Event = Record<string, unknown>;
 

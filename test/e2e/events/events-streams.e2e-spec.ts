@@ -8,9 +8,9 @@ import type { Server } from 'node:http';
 import { EventsRuntime } from '../../../src/events/events.module';
 import { loadConfig } from '../../sources';
 import request from 'supertest';
-import { useApp } from '../harness';
-import { USERS, marbleRow } from '../fixtures';
-import { expectJson } from '../http';
+import { useApp } from '../support/harness';
+import { USERS, marbleRow } from '../support/fixtures';
+import { expectJson } from '../support/http';
 import { feedHead, listening, openStream } from './sse';
 
 type Event = Record<string, unknown>;

@@ -5,9 +5,9 @@
  */
 import type { Server } from 'node:http';
 import { EventsRuntime } from '../../../src/events/events.module';
-import { useApp } from '../harness';
-import { USERS, marbleRow } from '../fixtures';
-import { ISO_MS, expectJson, expectXml } from '../http';
+import { useApp } from '../support/harness';
+import { USERS, marbleRow } from '../support/fixtures';
+import { ISO_MS, expectJson, expectXml } from '../support/http';
 import { feedHead, listening, openStream } from './sse';
 
 type Event = Record<string, unknown>;

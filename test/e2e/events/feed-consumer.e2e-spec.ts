@@ -19,9 +19,9 @@
 import { AddressInfo } from 'node:net';
 import { seededRandom } from '../../sources';
 import type { FeedEvent } from '../../sources';
-import { HOOK_TIMEOUT, TestApp, testDatabase } from '../harness';
-import { GENRES, TWO_PHONES, USERS, marbleRow, movieLinks, movieRow } from '../fixtures';
-import { expectJson } from '../http';
+import { HOOK_TIMEOUT, TestApp, testDatabase } from '../support/harness';
+import { GENRES, TWO_PHONES, USERS, marbleRow, movieLinks, movieRow } from '../support/fixtures';
+import { expectJson } from '../support/http';
 import { feedHead, listening, openStream } from './sse';
 import { Change, LiveIds, WRITTEN, Writer, change, pathOf } from './feed-workload';
 

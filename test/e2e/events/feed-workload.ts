@@ -5,7 +5,7 @@
  * feed must hold for it once it is answered: the `(collection, action, record_id)` of each event
  * carrying that request id, none for a write that was refused.
  */
-import type { Call, Method } from '../harness';
+import type { Call, Method } from '../support/harness';
 import type { DemoRandom } from '../../sources';
 
 /** The collections written, by name: their index path and what each takes. */

@@ -4,14 +4,14 @@
  * collection's feed and the feed's position when the page's data was read, and the notice's
  * script; a write acknowledged before the page was asked for is at or below that position (so the
  * page's own write never announces itself); error pages, other pages, JSON, a feed that is off
- * and reads that need a token have none. The browser side: test/ops/browsable-live.spec.ts.
+ * and reads that need a token have none. The browser side: test/ops/browser/browsable-live.spec.ts.
  * The OpenAPI document describes no HTML: pages go through plain supertest.
  */
 import request from 'supertest';
 import { EventsRuntime } from '../../../src/events/events.module';
 import { loadConfig } from '../../sources';
-import { TestApp, useApp } from '../harness';
-import { USERS, marbleRow } from '../fixtures';
+import { TestApp, useApp } from '../support/harness';
+import { USERS, marbleRow } from '../support/fixtures';
 
 const AMBER = marbleRow(7, 'Amber', { price: '9.23', is_discounted: false });
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';

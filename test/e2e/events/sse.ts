@@ -5,7 +5,7 @@
 import { request as httpRequest, IncomingMessage, Server, ClientRequest } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { EventsRuntime } from '../../sources';
-import type { TestApp } from '../harness';
+import type { TestApp } from '../support/harness';
 
 /** The app's server, listening on a free port of 127.0.0.1 (streams need a real socket). */
 export async function listening(t: TestApp): Promise<Server> {

@@ -5,7 +5,7 @@
  * this way.
  */
 import { AddressInfo, Server, Socket, connect, createServer } from 'node:net';
-import { testDatabase, useApp } from '../harness';
+import { testDatabase, useApp } from '../support/harness';
 
 class Proxy {
   private server?: Server;

@@ -19,9 +19,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Connection } from 'mysql2/promise';
 import { MariaDbServer, missingBinaries, startServer } from '../../../scripts/mariadb-pair';
-import { marbleRow } from '../fixtures';
-import { TestApp, testDatabase, useApp } from '../harness';
-import { expectJson } from '../http';
+import { marbleRow } from '../support/fixtures';
+import { TestApp, testDatabase, useApp } from '../support/harness';
+import { expectJson } from '../support/http';
 import type { Response } from 'supertest';
 
 const UNAVAILABLE = { message: 'The database is unavailable; try again shortly.' };

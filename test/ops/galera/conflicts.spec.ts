@@ -12,8 +12,14 @@
  */
 import { join } from 'node:path';
 import { GaleraCluster, PASSWORD, startCluster, USER } from '../../../scripts/galera-cluster';
-import { scratchDir, ServerProcess, startServer } from '../process';
-import { Answer as HttpAnswer, bearer, call as callJson, clusterView, json } from '../answers';
+import { scratchDir, ServerProcess, startServer } from '../support/process';
+import {
+  Answer as HttpAnswer,
+  bearer,
+  call as callJson,
+  clusterView,
+  json,
+} from '../support/answers';
 
 const TOKEN = 'galera-conflicts-metrics-token';
 /**

@@ -12,8 +12,8 @@
  */
 import { join } from 'node:path';
 import { GaleraCluster, startCluster } from '../../../scripts/galera-cluster';
-import { call, clusterView } from '../answers';
-import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
+import { call, clusterView } from '../support/answers';
+import { scratchDir, ServerProcess, startServer, waitFor } from '../support/process';
 
 const TOKEN = 'galera-suite-metrics-token';
 /**

@@ -18,8 +18,8 @@
  */
 import { join } from 'node:path';
 import { GaleraCluster, startCluster } from '../../../scripts/galera-cluster';
-import { Answer, call, clusterView, json } from '../answers';
-import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
+import { Answer, call, clusterView, json } from '../support/answers';
+import { scratchDir, ServerProcess, startServer, waitFor } from '../support/process';
 
 const TOKEN = 'galera-loss-metrics-token';
 /**

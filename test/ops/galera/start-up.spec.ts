@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { GaleraCluster, startCluster } from '../../../scripts/galera-cluster';
 import { underSchemaLock } from '../../../src/database/migrate';
-import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
+import { scratchDir, ServerProcess, startServer, waitFor } from '../support/process';
 
 /**
  * Ports 24280-24292 (GALERA_START_PORT_BASE moves them), beside the other Galera suites': the

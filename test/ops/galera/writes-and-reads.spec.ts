@@ -18,8 +18,8 @@
  */
 import { join } from 'node:path';
 import { GaleraCluster, PASSWORD, startCluster, USER } from '../../../scripts/galera-cluster';
-import { scratchDir, ServerProcess, startServer, waitFor } from '../process';
-import { call, json } from '../answers';
+import { scratchDir, ServerProcess, startServer, waitFor } from '../support/process';
+import { call, json } from '../support/answers';
 
 /** Ports 24240-24251 (between the conflict and node-loss suites'; GALERA_WRITES_PORT_BASE moves them). */
 const PORT_BASE = Number(process.env.GALERA_WRITES_PORT_BASE ?? '24240');

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ownDatabaseName } from '../../../scripts/test-database';
-import { LogEntry, startServer } from '../process';
+import { LogEntry, startServer } from '../support/process';
 import { opsServerUrl, useOwnDatabase } from './own-database';
 
 const serverUrl = opsServerUrl();

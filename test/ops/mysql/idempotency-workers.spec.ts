@@ -5,8 +5,8 @@
  *
  * Needs MySQL: OPS_MYSQL_URL names the server (mysql://root@127.0.0.1:3306).
  */
-import { crowd, expectOneWrite, tally } from '../idempotency-crowd';
-import { ServerProcess, startServer } from '../process';
+import { crowd, expectOneWrite, tally } from '../workers/idempotency-crowd';
+import { ServerProcess, startServer } from '../support/process';
 import { useOwnDatabase } from './own-database';
 
 const own = useOwnDatabase('ops_crowd');

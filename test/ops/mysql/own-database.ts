@@ -6,7 +6,7 @@
  */
 import mysql from 'mysql2/promise';
 import { ownDatabaseName } from '../../../scripts/test-database';
-import { cleanup } from '../process';
+import { cleanup } from '../support/process';
 
 /** OPS_MYSQL_URL: the server, without a database. */
 export function opsServerUrl(): string {

@@ -7,7 +7,7 @@
  * when it prepared MySQL and leaves this directory out otherwise.
  */
 import { MIGRATIONS } from '../../sources';
-import { ServerProcess, startServer } from '../process';
+import { ServerProcess, startServer } from '../support/process';
 import { useOwnDatabase } from './own-database';
 
 // Every test and hook here starts servers or waits on them: none may fail on Jest's 5 s default.

@@ -7,8 +7,8 @@
  */
 import mysql from 'mysql2/promise';
 import { ownDatabaseName } from '../../../scripts/test-database';
-import { cleanup } from '../process';
-import { createRecords, FRESH_IDS, seed } from '../seed-ids';
+import { cleanup } from '../support/process';
+import { createRecords, FRESH_IDS, seed } from '../server/seed-ids';
 
 const serverUrl = process.env.OPS_MYSQL_URL;
 if (!serverUrl) {

@@ -12,8 +12,8 @@
  */
 import { join } from 'node:path';
 import { MariaDbServer, startPair } from '../../../scripts/mariadb-pair';
-import { Answer, bearer, call, json } from '../answers';
-import { cleanup, scratchDir, ServerProcess, startServer, waitFor } from '../process';
+import { Answer, bearer, call, json } from '../support/answers';
+import { cleanup, scratchDir, ServerProcess, startServer, waitFor } from '../support/process';
 
 const QUERY_TIMEOUT_MS = 1000;
 /** The service's deadline: the limit plus its margin. */

@@ -6,7 +6,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findBinary, freePort } from '../../../scripts/mariadb-pair';
-import { waitFor } from '../process';
+import { waitFor } from '../support/process';
 
 export class Nginx {
   private constructor(

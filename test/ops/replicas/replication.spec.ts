@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { caughtUp, MariaDbServer, PASSWORD, startPair, USER } from '../../../scripts/mariadb-pair';
-import { cleanup, scratchDir, ServerProcess, startServer, waitFor } from '../process';
+import { cleanup, scratchDir, ServerProcess, startServer, waitFor } from '../support/process';
 import { Nginx } from './nginx';
 
 /** Seconds: the suite runs with the defaults, named here for the deadlines below. */

@@ -1,0 +1,97 @@
+/**
+ * docker-compose.yml as the compose specs read it: parsed with `yaml`, its `${VAR:-default}`
+ * references filled in as compose fills them from the environment and `.env`, and the pieces of a
+ * service they compare (its environment, its mounts, the variables the service reads).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { COLLECTION_NAMES, ENVIRONMENT_VARIABLES } from '../../sources';
+import { ROOT } from '../support/process';
+
+export interface Service {
+  image?: string;
+  build?: string | { context: string; dockerfile?: string };
+  environment?: Record<string, string | number | boolean | null> | string[];
+  volumes?: (string | { source: string; target: string })[];
+  healthcheck?: { test: string | string[]; disable?: boolean; retries?: number; interval?: string };
+  depends_on?: unknown;
+  ports?: (string | number)[];
+  profiles?: string[];
+  command?: string | string[];
+  deploy?: { replicas?: number };
+  restart?: string;
+  stop_grace_period?: string;
+}
+
+export interface Compose {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+/**
+ * Compose's interpolation: `${NAME:-default}` (default when unset or empty), `${NAME-default}`
+ * (when unset), `${NAME}`, and `$$` for a literal `$`. A bare `$NAME` is refused, to keep the file
+ * to the explicit forms.
+ */
+export function interpolate(text: string, env: Record<string, string>): string {
+  return text.replace(
+    /\$\$|\$\{(\w+)(?:(:?-)([^}]*))?\}|\$(\w+)/g,
+    (whole, name?: string, op?: string, fallback?: string, bare?: string) => {
+      if (whole === '$$') return '$';
+      if (bare) throw new Error(`bare $${bare} in a compose file: write \${${bare}}`);
+      const value = env[name!];
+      if (op === ':-') return value ? value : fallback!;
+      if (op === '-') return value !== undefined ? value : fallback!;
+      if (value === undefined) throw new Error(`\${${name}} has no default`);
+      return value;
+    },
+  );
+}
+
+export function loadCompose(file: string, env: Record<string, string> = {}): Compose {
+  // Merge keys (`<<: *anchor`), as compose reads them.
+  return parse(interpolate(readFileSync(join(ROOT, file), 'utf8'), env), {
+    merge: true,
+  }) as Compose;
+}
+
+/** docker-compose.yml, read with no variable set, and its two services outside profiles. */
+export const compose = loadCompose('docker-compose.yml');
+export const db = compose.services?.db ?? {};
+export const api = compose.services?.api ?? {};
+
+/** `environment` as a map, whether written as a map or as a list of NAME=value. */
+export function envOf(service: Service): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(
+      env.map((entry) => {
+        const at = entry.indexOf('=');
+        return at === -1 ? [entry, ''] : [entry.slice(0, at), entry.slice(at + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? '' : String(v)]));
+}
+
+/** Volume mounts as {source, target}, short or long syntax. */
+export function mounts(service: Service): { source: string; target: string }[] {
+  return (service.volumes ?? []).map((v) => {
+    if (typeof v !== 'string') return { source: v.source, target: v.target };
+    const [source, target] = v.split(':');
+    return { source, target };
+  });
+}
+
+/**
+ * Every variable the service reads that compose passes through: ENVIRONMENT_VARIABLES and one
+ * PAGE_TOTAL_COUNT_<COLLECTION> per collection, but PORT and DATABASE_URL, which the compose
+ * services set to the container's own.
+ */
+export function serviceVariables(): string[] {
+  return [
+    ...ENVIRONMENT_VARIABLES.filter((name) => name !== 'PORT' && name !== 'DATABASE_URL'),
+    ...COLLECTION_NAMES.map((name) => `PAGE_TOTAL_COUNT_${name.toUpperCase()}`),
+  ];
+}
