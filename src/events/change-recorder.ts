@@ -3,7 +3,14 @@ import { ENTITY_TAG, Tagged } from '../rest/core/preconditions';
 import { ResourceDefinition } from '../rest/core/resource';
 import { ChangeAction, ChangeLog } from '../rest/sql/changes';
 import { ApiRecord, RecordQuery, placeholders } from '../rest/sql/record-query';
-import { Dialect, Row, RunResult, SqlDatabase, Tx } from '../rest/db/sql-database';
+import {
+  Dialect,
+  Row,
+  RunResult,
+  SqlDatabase,
+  TransactionOptions,
+  Tx,
+} from '../rest/db/sql-database';
 import { EVENT_COLUMNS } from './record-event.entity';
 import { writeContext } from './request-context';
 
@@ -120,7 +127,7 @@ class TxDatabase extends SqlDatabase {
     return this.inner.transaction(work);
   }
 
-  unitOfWork<T>(work: () => Promise<T>): Promise<T> {
-    return this.inner.unitOfWork(work);
+  unitOfWork<T>(work: () => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.inner.unitOfWork(work, options);
   }
 }

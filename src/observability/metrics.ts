@@ -208,8 +208,9 @@ export class Metrics {
   /**
    * A Galera cluster (rest/db/galera.ts), read when scraped: `db_cluster_failovers_total`, the
    * times writes moved away from each node, `db_cluster_conflict_retries_total`, the transactions
-   * each refused for a conflict and that were run again, and `db_cluster_writer`, 1 for the node
-   * writes go through now.
+   * each refused for a conflict and that were run again, `db_cluster_keyed_reruns_total`, the keyed
+   * writes whose COMMIT it left unanswered that were run again on the next writer, and
+   * `db_cluster_writer`, 1 for the node writes go through now.
    */
   addCluster(status: () => ClusterStatus): void {
     new Counter({
@@ -230,6 +231,16 @@ export class Metrics {
       collect() {
         this.reset();
         for (const node of status().nodes) this.inc({ node: node.name }, node.conflict_retries);
+      },
+    });
+    new Counter({
+      name: 'db_cluster_keyed_reruns_total',
+      help: 'Keyed writes whose COMMIT got no answer from a node of the cluster, run again on the next writer (their Idempotency-Key makes it safe).',
+      labelNames: ['node'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const node of status().nodes) this.inc({ node: node.name }, node.keyed_reruns);
       },
     });
     new Gauge({

@@ -16,6 +16,21 @@ export class DatabaseDeadline extends Error {
   }
 }
 
+const ABANDONED = 'NODE_ABANDONED';
+
+/**
+ * A call on a node of a Galera cluster that the service gave up on because the node's check found
+ * it gone (no answer within the check's deadline: frozen, cut off, dead) while the call waited:
+ * its connection is destroyed, as at a deadline, without waiting out the call's own deadline.
+ * Given up on while waiting for the answer to COMMIT, the write may have been saved (or not).
+ */
+export class NodeAbandoned extends Error {
+  readonly code = ABANDONED;
+  constructor(node: string, reason: string) {
+    super(`${node} stopped answering (${reason}): the call on it was given up`);
+  }
+}
+
 /**
  * A write whose COMMIT (or autocommitted statement) was sent and got no answer the service can
  * trust: the connection was lost or the deadline passed while waiting. The server may have
@@ -44,6 +59,7 @@ export function mayHaveCommitted(error: unknown): boolean {
  */
 const ENDS_CONNECTION = new Set([
   DEADLINE,
+  ABANDONED,
   'ECONNREFUSED',
   'ECONNRESET',
   'ENOTFOUND',
@@ -203,6 +219,22 @@ export function isWriteSetTooLarge(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether a Galera node answered a COMMIT (or a statement that commits by itself) with "not
+ * connected to the primary component": it lost the cluster's quorum while the write-set was being
+ * replicated (1180, ER_ERROR_DURING_COMMIT: "Error while appending streaming replication fragment
+ * (provider status: Not connected to Primary Component)"; older servers: 'Got error 6 "No such
+ * device or address" during COMMIT'). The node rolled it back, but the other nodes may have
+ * received the write-set before they lost this one: whether it was saved is unknown from here.
+ */
+export function isPrimaryLost(error: unknown): boolean {
+  for (const { errno, message } of causes(error)) {
+    if (errno === 1180 && /Primary Component|No such device or address/i.test(String(message)))
+      return true;
+  }
+  return false;
+}
+
 /** Whether a statement was stopped before its end: killed (KILL QUERY) or over its time limit. */
 export function isInterrupted(error: unknown): boolean {
   for (const { errno } of causes(error)) if (INTERRUPTED.has(errno as number)) return true;
@@ -217,6 +249,7 @@ export function isInterrupted(error: unknown): boolean {
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (endsConnection(error) || isContention(error) || isInterrupted(error)) return true;
+  if (isPrimaryLost(error)) return true;
   for (const { code, errno } of causes(error)) {
     if (typeof code === 'string' && RESOURCE.has(code)) return true;
     if (SERVER_REFUSED.has(errno as number)) return true;

@@ -1,11 +1,13 @@
 import {
+  CommitOutcomeUnknown,
   errorCode,
   isDatabaseUnavailable,
   isStatementTimeout,
   isWriteConflict,
   mayHaveCommitted,
+  NodeAbandoned,
 } from './database-errors';
-import { hidePassword, MysqlPool, queryWithin } from './replicas';
+import { hidePassword, MysqlConnection, MysqlPool, queryWithin } from './replicas';
 import { ClusterNodeStatus, ClusterStatus, Row, WriteSetLimits } from './sql-database';
 import { CheckedRotation } from './rotation';
 import { RetryPolicy } from './transactions';
@@ -47,8 +49,11 @@ export class GaleraNode {
 
   /** Its pool, as the checks use it. */
   readonly pool: MysqlPool;
-  /** Its pool for the service's calls, set by the cluster: errors that say the node is gone mark it down. */
-  calls: MysqlPool;
+  /**
+   * Its pool for the service's calls, set by the cluster: errors that say the node is gone mark
+   * it down, and the calls waiting on it can be given up (`abandon`).
+   */
+  calls: WatchedPool;
 
   constructor(
     pool: MysqlPool,
@@ -56,7 +61,7 @@ export class GaleraNode {
     readonly name: string,
   ) {
     this.pool = pool;
-    this.calls = pool;
+    this.calls = watched(pool, () => undefined);
     this.status = {
       name,
       url: hidePassword(url),
@@ -66,6 +71,7 @@ export class GaleraNode {
       writer: false,
       failovers: 0,
       conflict_retries: 0,
+      keyed_reruns: 0,
     };
   }
 
@@ -156,7 +162,8 @@ export class GaleraCluster extends CheckedRotation<GaleraNode> {
     for (const node of nodes) {
       node.calls = watched(node.pool, (error) => {
         failedOn.set(error, node);
-        if (nodeGone(error)) this.failed(node, error);
+        // A call given up on is told after its node was found gone: nothing more to learn.
+        if (nodeGone(error) && !(error instanceof NodeAbandoned)) this.failed(node, error);
       });
     }
   }
@@ -168,6 +175,13 @@ export class GaleraCluster extends CheckedRotation<GaleraNode> {
    * refused. A try whose writer went away before COMMIT was sent (refused, lost, 1047: nothing
    * written) is run again once, at once, where a healthy writer other than that node has taken
    * over (the watched pools move the writer as soon as a call fails that way).
+   *
+   * A keyed write (its unit of work stores under an Idempotency-Key) whose COMMIT got no answer
+   * is run again, at once, where the node it was sent to is out of rotation (killed, frozen, cut
+   * off from the quorum) and a healthy writer other than that node has taken over: the key makes
+   * it safe. Its first COMMIT, if the cluster saved it after all, holds the key's row (or meets
+   * the second run's in certification, where one of the two is refused): the second run finds the
+   * key taken and replays the stored answer. Counted on the node that lost the answer.
    */
   retryPolicy(base: RetryPolicy): RetryPolicy {
     return base.with({
@@ -178,7 +192,17 @@ export class GaleraCluster extends CheckedRotation<GaleraNode> {
         const writer = this.current;
         return writer !== undefined && writer !== failedOn.get(error as object);
       },
+      againAfterLostCommit: (error) => {
+        const node = lostOn(error);
+        const writer = this.current;
+        return node !== undefined && !node.healthy && writer !== undefined && writer !== node;
+      },
       onRetry: (error) => {
+        if (error instanceof CommitOutcomeUnknown) {
+          const node = lostOn(error);
+          if (node) node.status.keyed_reruns++;
+          return;
+        }
         if (!isWriteConflict(error)) return;
         const node = failedOn.get(error as object) ?? this.writer();
         node.status.conflict_retries++;
@@ -232,10 +256,22 @@ export class GaleraCluster extends CheckedRotation<GaleraNode> {
     };
   }
 
-  /** Checks every node once, and updates the writer and the rotation (the healthy nodes, in list order). */
+  /**
+   * Checks every node once, and updates the writer and the rotation (the healthy nodes, in list
+   * order). The calls still waiting on a node the check found down (no answer within its
+   * deadline: frozen, cut off, dead) are given up at once (NodeAbandoned), rather than at their
+   * own deadline (QUERY_TIMEOUT_MS plus 1 s): one before its COMMIT runs again on the next
+   * writer, a keyed one in its COMMIT too (retryPolicy).
+   */
   async checkAll(): Promise<void> {
     await Promise.all(this.nodes.map((node) => node.check(this.options.checkTimeoutMs)));
     this.update();
+    for (const node of this.nodes) {
+      if (node.status.state !== 'down') continue;
+      node.calls.abandon(
+        () => new NodeAbandoned(node.name, node.status.error ?? 'its check got no answer'),
+      );
+    }
   }
 
   /** The rotation and the writer after any node's state changed; the listener hears each move. */
@@ -273,6 +309,13 @@ const CONFLICT_JITTER_MS = 60;
 /** The node each error of a watched pool came from (for the retry policy and its counts). */
 const failedOn = new WeakMap<object, GaleraNode>();
 
+/** The node a COMMIT's answer was lost on (CommitOutcomeUnknown), where a watched pool said. */
+function lostOn(error: unknown): GaleraNode | undefined {
+  if (!(error instanceof CommitOutcomeUnknown)) return undefined;
+  const reason = error.reason;
+  return typeof reason === 'object' && reason !== null ? failedOn.get(reason) : undefined;
+}
+
 /** Codes of a busy database rather than a gone node: a deadlock or conflict, a lock wait. */
 const BUSY = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 
@@ -281,36 +324,100 @@ export function nodeGone(error: unknown): boolean {
   return isDatabaseUnavailable(error) && !isStatementTimeout(error) && !BUSY.has(errorCode(error));
 }
 
+/** A node's pool whose waiting calls can be given up. */
+export interface WatchedPool extends MysqlPool {
+  /**
+   * Fails every call still waiting (for a connection, or for a statement's answer) with the
+   * error `reason` makes, each its own, told to `onError` like any other; their connections are
+   * destroyed, never given back (an answer may still come). Returns how many there were.
+   */
+  abandon(reason: () => Error): number;
+}
+
 /**
  * `pool`, telling `onError` of every error of it or of its connections: one that says the node
  * is gone moves a write or read that meets a dead node at once, without waiting for the next
- * check. (A frozen node says nothing: the checks find it, within their deadline.)
+ * check. (A frozen node says nothing: the checks find it, within their deadline, and give up
+ * the calls waiting on it: `abandon`.)
  */
-export function watched(pool: MysqlPool, onError: (error: Error) => void): MysqlPool {
+export function watched(pool: MysqlPool, onError: (error: Error) => void): WatchedPool {
   const tell = (error: Error | null) => {
     if (error) onError(error);
   };
+  /** The calls waiting, each with how to give it up. */
+  const waiting = new Set<(reason: () => Error) => void>();
+  /**
+   * `callback` called once: by the answer, or by `abandon` (then `giveUp` too, and the answer,
+   * if it ever comes, is dropped).
+   */
+  const once = <V>(
+    callback: (error: Error | null, value: V) => void,
+    none: V,
+    giveUp: () => void,
+  ) => {
+    let settled = false;
+    const abort = (reason: () => Error) => {
+      if (settled) return;
+      settled = true;
+      waiting.delete(abort);
+      giveUp();
+      const error = reason();
+      tell(error);
+      callback(error, none);
+    };
+    waiting.add(abort);
+    return {
+      answered: (error: Error | null, value: V) => {
+        if (settled) return;
+        settled = true;
+        waiting.delete(abort);
+        tell(error);
+        callback(error, value);
+      },
+      get settled() {
+        return settled;
+      },
+    };
+  };
+  const connectionOf = (connection: MysqlConnection): MysqlConnection => {
+    let destroyed = false;
+    const destroy = () => {
+      if (destroyed) return;
+      destroyed = true;
+      connection.destroy();
+    };
+    return {
+      query: (sql, parameters, done) => {
+        const call = once<Row[]>(done, [], destroy);
+        connection.query(sql, parameters, (failure, rows) => void call.answered(failure, rows));
+      },
+      release: () => {
+        if (!destroyed) connection.release();
+      },
+      destroy,
+    };
+  };
   return {
     query(sql, parameters, callback) {
-      pool.query(sql, parameters, (error, rows) => {
-        tell(error);
-        callback(error, rows);
-      });
+      const call = once<Row[]>(callback, [], () => undefined);
+      pool.query(sql, parameters, (error, rows) => void call.answered(error, rows));
     },
     getConnection(callback) {
+      const call = once<MysqlConnection>(
+        callback,
+        undefined as unknown as MysqlConnection,
+        () => undefined,
+      );
       pool.getConnection((error, connection) => {
-        tell(error);
-        if (error) return callback(error, connection);
-        callback(null, {
-          query: (sql, parameters, done) =>
-            connection.query(sql, parameters, (failure, rows) => {
-              tell(failure);
-              done(failure, rows);
-            }),
-          release: () => connection.release(),
-          destroy: () => connection.destroy(),
-        });
+        // Given up on while connecting: the connection that comes after all is not used.
+        if (call.settled) return void connection?.destroy();
+        call.answered(error, error ? connection : connectionOf(connection));
       });
+    },
+    abandon(reason) {
+      const calls = [...waiting];
+      for (const abort of calls) abort(reason);
+      return calls.length;
     },
   };
 }

@@ -60,6 +60,11 @@ export interface ClusterNodeStatus {
    * were run again, since the start.
    */
   conflict_retries: number;
+  /**
+   * Keyed writes whose COMMIT got no answer from it (killed, frozen, cut off from the quorum) that
+   * were run again on the next writer, their Idempotency-Key making it safe, since the start.
+   */
+  keyed_reruns: number;
   /** What went wrong, when something did. */
   error?: string;
 }
@@ -79,6 +84,16 @@ export interface ClusterStatus {
 export interface WriteSetLimits {
   rows: number;
   bytes: number;
+}
+
+/** How one transaction may be run (transactions.ts). */
+export interface TransactionOptions {
+  /**
+   * Its work stores under an Idempotency-Key as its last statement, so that running it again
+   * after a COMMIT whose answer was lost is safe: a first run that was saved after all holds the
+   * key, and the second replays its answer instead of writing again.
+   */
+  idempotent?: boolean;
 }
 
 /** One transaction's view of the database. */
@@ -129,9 +144,11 @@ export abstract class SqlDatabase {
   /**
    * `work` in one transaction that every `query` and `transaction` it makes (in its async
    * context) joins: its writes and whatever it stores alongside commit together or not at all.
-   * Retried from the start like `transaction`.
+   * Retried from the start like `transaction`; `idempotent` (its last statement stores under an
+   * Idempotency-Key) lets a cluster run it again on the next writer after a COMMIT whose answer
+   * was lost (transactions.ts).
    */
-  abstract unitOfWork<T>(work: () => Promise<T>): Promise<T>;
+  abstract unitOfWork<T>(work: () => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { QueryRunner } from 'typeorm';
-import { endsConnection } from './database-errors';
+import { endsConnection, isPrimaryLost } from './database-errors';
 import { connectionWithin, MysqlConnection, MysqlPool, withDeadline } from './replicas';
 import { Row, RunResult } from './sql-database';
 
@@ -118,9 +118,13 @@ export class MysqlSession implements TransactionSession {
     return this.ended || endsConnection(error);
   }
 
-  /** The server answers a COMMIT it refused with an error packet; a lost answer is uncertain. */
+  /**
+   * The server answers a COMMIT it refused with an error packet; a lost answer is uncertain, and
+   * so is a Galera node's answer that it lost the primary component while replicating the write
+   * (the other nodes may have it: isPrimaryLost).
+   */
   commitUncertain(error: unknown): boolean {
-    return this.lostBy(error);
+    return this.lostBy(error) || isPrimaryLost(error);
   }
 
   release(): void {

@@ -12,13 +12,16 @@
  * - A connection lost, or given up on at the deadline, before COMMIT: ended, never given back.
  *   The server rolls back what it had not committed. Nothing was written.
  * - COMMIT sent and its answer lost (connection lost, deadline): ended, and the write fails with
- *   CommitOutcomeUnknown ("may have been saved"), never retried.
+ *   CommitOutcomeUnknown ("may have been saved"), not retried; but for a keyed write (its work
+ *   stores under an Idempotency-Key: `idempotent`) on a cluster, run again on the new writer
+ *   once the node it was sent to is out of rotation (RetryOptions.againAfterLostCommit): if the
+ *   first COMMIT was saved after all, the key is taken and the stored answer is replayed.
  *
  * A retry (RetryPolicy) runs the whole work again on a fresh transaction, after the failed one
  * has ended by those rules.
  */
 import { CommitOutcomeUnknown, errorCode } from './database-errors';
-import { RunResult, SqlObserver, Tx } from './sql-database';
+import { RunResult, SqlObserver, TransactionOptions, Tx } from './sql-database';
 import type { TransactionSession } from './transaction-sessions';
 
 export interface RetryOptions {
@@ -35,13 +38,20 @@ export interface RetryOptions {
    * node went away before its COMMIT was sent (nothing written), run on the next writer.
    */
   againOnce?: (error: unknown) => boolean;
+  /**
+   * Whether a transaction marked `idempotent` whose COMMIT answer was lost (CommitOutcomeUnknown)
+   * is run again, at once: on a cluster, when the node it was sent to is out of rotation and
+   * another node takes the writes. Only an idempotent one: its key makes a second run safe.
+   */
+  againAfterLostCommit?: (error: unknown) => boolean;
   /** Told of each failed try that is run again (a cluster counts its conflicts per node). */
   onRetry?: (error: unknown, attempt: number) => void;
 }
 
 /**
  * Which failures a transaction is run again for, how often, and after what pause. A transaction
- * whose COMMIT may have been saved is never run again.
+ * whose COMMIT may have been saved is not run again, unless its key makes that safe and the
+ * policy says where (againAfterLostCommit).
  */
 export class RetryPolicy {
   constructor(readonly options: RetryOptions) {}
@@ -59,10 +69,22 @@ export class RetryPolicy {
 
   /**
    * The pause in milliseconds before running again after `error` ended try `attempt`, begun
-   * `elapsedMs` after the first; undefined when it is not to run again.
+   * `elapsedMs` after the first; undefined when it is not to run again. `idempotent`: the
+   * transaction's key makes running it again after a lost COMMIT safe.
    */
-  pauseAfter(error: unknown, attempt: number, elapsedMs: number): number | undefined {
-    if (error instanceof CommitOutcomeUnknown) return undefined;
+  pauseAfter(
+    error: unknown,
+    attempt: number,
+    elapsedMs: number,
+    idempotent = false,
+  ): number | undefined {
+    if (error instanceof CommitOutcomeUnknown) {
+      const again =
+        idempotent &&
+        attempt < this.options.attempts &&
+        this.options.againAfterLostCommit?.(error) === true;
+      return again ? 0 : undefined;
+    }
     if (attempt === 1 && this.options.againOnce?.(error)) return 0;
     // SQLite locked by another process: better-sqlite3 would wait for it synchronously,
     // stopping every request of this process, so it fails at once and is tried again here.
@@ -122,8 +144,8 @@ export class TransactionRunner {
   ) {}
 
   /** `work` in one transaction, run again from the start as the retry policy says. */
-  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.retrying(() => this.once(work));
+  transaction<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.retrying(() => this.once(work), options.idempotent);
   }
 
   /** One statement that commits by itself (MySQL's autocommit), retried like a transaction. */
@@ -131,13 +153,13 @@ export class TransactionRunner {
     return this.retrying(() => this.single(sql, parameters));
   }
 
-  private async retrying<T>(attempt: () => Promise<T>): Promise<T> {
+  private async retrying<T>(attempt: () => Promise<T>, idempotent = false): Promise<T> {
     const started = Date.now();
     for (let n = 1; ; n++) {
       try {
         return await attempt();
       } catch (error) {
-        const wait = this.retry.pauseAfter(error, n, Date.now() - started);
+        const wait = this.retry.pauseAfter(error, n, Date.now() - started, idempotent);
         if (wait === undefined) throw error;
         this.retry.options.onRetry?.(error, n);
         await pause(wait);

@@ -19,6 +19,7 @@ import {
   SqlDatabase,
   SqlObserver,
   StatementKind,
+  TransactionOptions,
   Tx,
   WriteSetLimits,
 } from './sql-database';
@@ -406,8 +407,10 @@ export class TypeOrmDatabase extends SqlDatabase {
     return this.transactions.transaction(work);
   }
 
-  unitOfWork<T>(work: () => Promise<T>): Promise<T> {
-    return this.transaction((tx) => this.ambient.run(tx, work));
+  unitOfWork<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const ambient = this.ambient.getStore();
+    if (ambient) return work();
+    return this.transactions.transaction((tx) => this.ambient.run(tx, work), options);
   }
 
   /**

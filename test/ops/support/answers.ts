@@ -67,6 +67,8 @@ export interface NodeView {
   state: string;
   writer: boolean;
   failovers: number;
+  /** Keyed writes whose COMMIT it left unanswered, run again on the next writer. */
+  keyed_reruns: number;
 }
 
 /**

@@ -14,6 +14,9 @@ import { Format, renderError, renderResult } from '../response/renderers';
 /** Thrown inside a unit of work whose key another request stored under first: it rolls back. */
 class KeyTaken extends Error {}
 
+/** The unit of work of a keyed write: its key makes running it again safe. */
+const IDEMPOTENT = { idempotent: true };
+
 /** Rounds a request makes when its key's row expired and was deleted under it. */
 const ROUNDS = 3;
 
@@ -92,6 +95,8 @@ export class IdempotentWrites {
   ): Promise<RenderedResponse | undefined> {
     const { key, fingerprint } = write;
     try {
+      // Idempotent: on a cluster, a COMMIT whose answer was lost is run again on the next
+      // writer; a first run that was saved holds the key, and this unit then replays it.
       return await this.db.unitOfWork(async () => {
         const result = await handler();
         const rendered = renderResult(result, write.format, write.resource, write.request);
@@ -102,7 +107,7 @@ export class IdempotentWrites {
         );
         if (!(await this.keys.store(key, fingerprint, storedOf(response)))) throw new KeyTaken();
         return response;
-      });
+      }, IDEMPOTENT);
     } catch (error) {
       if (!(error instanceof KeyTaken)) {
         const failure = clientFailure(error);

@@ -1,4 +1,9 @@
-import { isDatabaseUnavailable, poolClosed } from '../../../../src/rest/db/database-errors';
+import {
+  isDatabaseUnavailable,
+  isPrimaryLost,
+  isWriteSetTooLarge,
+  poolClosed,
+} from '../../../../src/rest/db/database-errors';
 
 /** An error as mysql2 makes it. */
 function driverError(code: string, errno: number, fatal?: boolean): Error {
@@ -22,6 +27,15 @@ describe('isDatabaseUnavailable', () => {
     ['an SQLite I/O error', driverError('SQLITE_IOERR_WRITE', 778)],
     ['a full SQLite disk', driverError('SQLITE_FULL', 13)],
     ["mysql2's closed pool", new Error('Pool is closed.')],
+    [
+      'a Galera COMMIT refused without the primary component (1180, what a write met when two of three nodes were killed)',
+      Object.assign(
+        new Error(
+          'Error while appending streaming replication fragment(provider status: Not connected to Primary Component)',
+        ),
+        { code: 'ER_ERROR_DURING_COMMIT', errno: 1180 },
+      ),
+    ],
     ['a write asked of a closed DataSource', poolClosed()],
     [
       'a driver error wrapped by TypeORM',
@@ -38,5 +52,31 @@ describe('isDatabaseUnavailable', () => {
     ['a plain error', new Error('boom')],
   ])('should not take %s for "unavailable"', (_what, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isPrimaryLost', () => {
+  const commitError = (message: string) =>
+    Object.assign(new Error(message), { code: 'ER_ERROR_DURING_COMMIT', errno: 1180 });
+
+  it('should take a COMMIT refused because the node left the primary component, in either wording', () => {
+    expect(
+      isPrimaryLost(
+        commitError(
+          'Error while appending streaming replication fragment(provider status: Not connected to Primary Component)',
+        ),
+      ),
+    ).toBe(true);
+    expect(
+      isPrimaryLost(commitError('Got error 6 "No such device or address" during COMMIT')),
+    ).toBe(true);
+  });
+
+  it('should not take the write-set limit (also 1180) or another COMMIT error for it', () => {
+    const tooMany = commitError('wsrep_max_ws_rows exceeded');
+    expect([isPrimaryLost(tooMany), isWriteSetTooLarge(tooMany)]).toEqual([false, true]);
+    expect(isPrimaryLost(commitError('Got error 28 "No space left on device" during COMMIT'))).toBe(
+      false,
+    );
   });
 });

@@ -17,10 +17,21 @@ function failure(code: string, errno?: number, message = code) {
   return { error: Object.assign(new Error(message), { code, errno }) };
 }
 
-/** A pool whose every statement answers as `node.answer` says at the time. */
-function fakePool(node: { answer: Answer }): MysqlPool {
+/**
+ * What a fake node is: how it answers at the time, and the answers of some write statements of
+ * its own (a COMMIT that hangs or is refused), with every statement it was sent.
+ */
+interface FakeNode {
+  answer: Answer;
+  statements?: Record<string, Answer>;
+  sent?: string[];
+}
+
+/** A pool whose every statement answers as `node.answer` (or `node.statements`) says at the time. */
+function fakePool(node: FakeNode): MysqlPool {
   const run = (sql: string, callback: (error: Error | null, rows: Row[]) => void) => {
-    const answer = node.answer;
+    node.sent?.push(sql);
+    const answer = node.statements?.[sql] ?? node.answer;
     if (answer === 'frozen') return;
     if ('error' in answer) return callback(answer.error, []);
     if (sql.includes('@@wsrep_on')) return callback(null, [{ wsrep: answer.wsrep ?? 1 }]);
@@ -50,7 +61,7 @@ interface Move {
 }
 
 function makeCluster(answers: Answer[]) {
-  const states = answers.map((answer) => ({ answer }));
+  const states: FakeNode[] = answers.map((answer) => ({ answer, sent: [] }));
   const nodes = states.map(
     (state, i) => new GaleraNode(fakePool(state), `mysql://app:pw@h${i + 1}/db`, `node${i + 1}`),
   );
@@ -94,6 +105,7 @@ describe('a Galera cluster as the service sees it', () => {
         writer: i === 1,
         failovers: 0,
         conflict_retries: 0,
+        keyed_reruns: 0,
       })),
     });
   });
@@ -243,6 +255,108 @@ describe('a Galera cluster as the service sees it', () => {
     const refused = await errorOf(nodes[0]);
     expect(cluster.status().writer).toBeNull();
     expect(policy.pauseAfter(refused, 1, 0)).toBeUndefined();
+  });
+
+  /** A runner of transactions on the cluster's writer, as the service's, with no deadline. */
+  const runnerOn = (cluster: GaleraCluster) =>
+    new TransactionRunner(
+      () => MysqlSession.open(cluster.writer().calls, 0, false),
+      cluster.retryPolicy(CONFLICT_RETRY),
+    );
+  /** A write that notes the writer each of its tries ran on; keyed or not. */
+  const write = (
+    cluster: GaleraCluster,
+    runner: TransactionRunner,
+    ran: string[],
+    idempotent: boolean,
+  ) =>
+    runner
+      .transaction(
+        async (tx) => {
+          ran.push(cluster.writer().name);
+          await tx.run('INSERT key');
+        },
+        { idempotent },
+      )
+      .then(
+        () => ({ written: true }),
+        (error: Error) => ({ error }),
+      );
+  /** `promise`, or 'still waiting' after 200 ms. */
+  const within = <T>(promise: Promise<T>) =>
+    Promise.race([promise, new Promise((r) => setTimeout(() => r('still waiting'), 200))]);
+  const untilSent = async (node: FakeNode, sql: string, count: number) => {
+    while (node.sent!.filter((s) => s === sql).length < count) {
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  const PRIMARY_LOST = failure(
+    'ER_ERROR_DURING_COMMIT',
+    1180,
+    'Error while appending streaming replication fragment(provider status: Not connected to Primary Component)',
+  );
+
+  it('should give up the calls held by a node its check finds down, and run a keyed write whose COMMIT it held again on the next writer', async () => {
+    const { cluster, states } = await started([SYNCED, SYNCED]);
+    const runner = runnerOn(cluster);
+    // node1 freezes with two COMMITs in flight: a keyed write's and another's.
+    states[0].statements = { COMMIT: 'frozen' };
+    const [keyedRan, plainRan]: string[][] = [[], []];
+    const keyed = write(cluster, runner, keyedRan, true);
+    const plain = write(cluster, runner, plainRan, false);
+    await untilSent(states[0], 'COMMIT', 2);
+    states[0].answer = 'frozen';
+    await cluster.checkAll();
+    // Given up on at once (no deadline here: without it they would wait for ever).
+    expect(await within(keyed)).toEqual({ written: true });
+    expect(keyedRan).toEqual(['node1', 'node2']);
+    const refused = (await within(plain)) as { error: CommitOutcomeUnknown };
+    expect([refused.error instanceof CommitOutcomeUnknown, refused.error.message]).toEqual([
+      true,
+      'no answer to COMMIT: node1 stopped answering (the database did not answer within 50 ms): ' +
+        'the call on it was given up',
+    ]);
+    expect(plainRan).toEqual(['node1']);
+    expect(states[1].sent!.filter((s) => !/^(SHOW|SELECT @@)/.test(s))).toEqual([
+      'START TRANSACTION',
+      'INSERT key',
+      'COMMIT',
+    ]);
+    expect(cluster.status().nodes.map((n) => [n.name, n.state, n.keyed_reruns])).toEqual([
+      ['node1', 'down', 1],
+      ['node2', 'synced', 0],
+    ]);
+  });
+
+  it('should leave the calls of a node that answers its check alone', async () => {
+    const { cluster, states } = await started([SYNCED, SYNCED]);
+    states[0].statements = { COMMIT: 'frozen' };
+    const held = write(cluster, runnerOn(cluster), [], true);
+    await untilSent(states[0], 'COMMIT', 1);
+    await cluster.checkAll();
+    expect(await within(held)).toBe('still waiting');
+    expect(cluster.writer().name).toBe('node1');
+  });
+
+  it('should take a COMMIT refused without the primary component as "may have been saved", move the writes, and run a keyed one again only where another node writes', async () => {
+    const { cluster, states } = await started([SYNCED, SYNCED]);
+    const runner = runnerOn(cluster);
+    states[0].statements = { COMMIT: PRIMARY_LOST };
+    const ran: string[] = [];
+    expect(await write(cluster, runner, ran, true)).toEqual({ written: true });
+    expect([ran, cluster.writer().name]).toEqual([['node1', 'node2'], 'node2']);
+    // Then the last writer loses it too: no other node writes, so not run again.
+    states[1].statements = { COMMIT: PRIMARY_LOST };
+    const [keyedRan, plainRan]: string[][] = [[], []];
+    const outcomes = await Promise.all([
+      write(cluster, runner, keyedRan, true),
+      write(cluster, runner, plainRan, false),
+    ]);
+    expect(
+      outcomes.map((o) => ('error' in o ? o.error instanceof CommitOutcomeUnknown : o)),
+    ).toEqual([true, true]);
+    expect([keyedRan, plainRan, cluster.status().writer]).toEqual([['node2'], ['node2'], null]);
+    expect(cluster.status().nodes.map((n) => n.keyed_reruns)).toEqual([1, 0]);
   });
 
   it('should refuse nodes that do not run Galera, naming them', async () => {

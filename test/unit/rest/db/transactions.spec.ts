@@ -123,6 +123,43 @@ describe('TransactionRunner', () => {
     expect([session.fate, spare.sent]).toEqual(['destroyed', []]);
   });
 
+  it('should run a keyed (idempotent) transaction again after a lost COMMIT only where the policy says, and nothing else', async () => {
+    const lost = () => new FakeSession({ COMMIT: driverError('ECONNRESET', 0, true) });
+    const told: unknown[] = [];
+    const policy = CONFLICT_RETRY.with({
+      againAfterLostCommit: (error) => (told.push(error), true),
+    });
+    const runner = (...sessions: FakeSession[]) => {
+      const queue = [...sessions];
+      return new TransactionRunner(async () => queue.shift()!, policy);
+    };
+    // Keyed: run again on a fresh transaction, once the policy agrees.
+    const [first, second] = [lost(), new FakeSession()];
+    await runner(first, second).transaction((tx) => tx.run('UPDATE'), { idempotent: true });
+    expect([first.fate, second.sent, told.map((e) => e instanceof CommitOutcomeUnknown)]).toEqual([
+      'destroyed',
+      ['START TRANSACTION', 'UPDATE', 'COMMIT'],
+      [true],
+    ]);
+    // Not keyed: "may have been saved", never run again, the policy not even asked.
+    told.length = 0;
+    const spare = new FakeSession();
+    const failed = await runner(lost(), spare)
+      .transaction((tx) => tx.run('UPDATE'))
+      .catch((e: unknown) => e);
+    expect([failed instanceof CommitOutcomeUnknown, spare.sent, told]).toEqual([true, [], []]);
+    // Keyed, but the policy says no (one server; a cluster with no other writer): not run again.
+    const refusing = CONFLICT_RETRY.with({ againAfterLostCommit: () => false });
+    const error = new CommitOutcomeUnknown(driverError('ECONNRESET', 0, true));
+    expect([
+      refusing.pauseAfter(error, 1, 0, true),
+      CONFLICT_RETRY.pauseAfter(error, 1, 0, true),
+      policy.pauseAfter(error, 1, 0, true),
+      // Within the policy's tries only.
+      policy.pauseAfter(error, CONFLICT_RETRY.options.attempts, 0, true),
+    ]).toEqual([undefined, undefined, 0, undefined]);
+  });
+
   it('should run a deadlock again whole on a fresh transaction', async () => {
     const first = new FakeSession({ UPDATE: driverError('ER_LOCK_DEADLOCK', 1213) });
     const second = new FakeSession();

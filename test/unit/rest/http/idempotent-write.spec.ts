@@ -45,8 +45,11 @@ class FakeDb implements UnitOfWork {
   depth = 0;
   units = 0;
   rolledBack = 0;
-  async unitOfWork<T>(work: () => Promise<T>): Promise<T> {
+  /** The options of each unit of work. */
+  options: unknown[] = [];
+  async unitOfWork<T>(work: () => Promise<T>, options?: unknown): Promise<T> {
     this.units++;
+    this.options.push(options);
     this.depth++;
     try {
       return await work();
@@ -114,6 +117,11 @@ describe('IdempotentWrites', () => {
       etag: '"9.1"',
       body: Buffer.from('{"id":9,"name":"Cog"}'),
     });
+  });
+
+  it('should run its unit of work as idempotent, so that a cluster may run it again after a lost COMMIT', async () => {
+    await writes.run(write(), () => Promise.resolve(tag({ id: 9, name: 'Cog' }, '"9.1"')));
+    expect(db.options).toEqual([{ idempotent: true }]);
   });
 
   it('should replay a stored answer, marked as replayed, and roll back the write that found it', async () => {
