@@ -3,17 +3,20 @@
 # a GTID replica of db (MariaDB's GTIDs, MASTER_USE_GTID=slave_pos). The replication user is
 # created on db (as root there); the service's user gets SLAVE MONITOR here, to read the
 # replica's state and lag (SHOW REPLICA STATUS).
+# The passwords go to the clients by MYSQL_PWD, never on a command line. REPLICATION_PASSWORD
+# has no default: compose passes it from .env.
 set -eu
+: "${REPLICATION_PASSWORD:?set REPLICATION_PASSWORD in .env for the scale profile (see .env.example)}"
 
-until mariadb-admin ping --host=db --user=root --password="$PRIMARY_ROOT_PASSWORD" --silent; do
+until MYSQL_PWD="$PRIMARY_ROOT_PASSWORD" mariadb-admin ping --host=db --user=root --silent; do
   sleep 1
 done
-mariadb --host=db --user=root --password="$PRIMARY_ROOT_PASSWORD" <<SQL
+MYSQL_PWD="$PRIMARY_ROOT_PASSWORD" mariadb --host=db --user=root <<SQL
 CREATE USER IF NOT EXISTS 'repl'@'%' IDENTIFIED BY '$REPLICATION_PASSWORD';
 GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%';
 SQL
 
-mariadb --user=root --password="$MYSQL_ROOT_PASSWORD" <<SQL
+MYSQL_PWD="$MYSQL_ROOT_PASSWORD" mariadb --user=root <<SQL
 SET sql_log_bin = 0;
 GRANT SLAVE MONITOR ON *.* TO '$MYSQL_USER'@'%';
 CHANGE MASTER TO

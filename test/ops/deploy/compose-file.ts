@@ -1,7 +1,8 @@
 /**
- * docker-compose.yml as the compose specs read it: parsed with `yaml`, its `${VAR:-default}`
- * references filled in as compose fills them from the environment and `.env`, and the pieces of a
- * service they compare (its environment, its mounts, the variables the service reads).
+ * docker-compose.yml as the compose specs read it: parsed with `yaml`, its `${VAR:-default}` and
+ * `${VAR:?message}` references filled in as compose fills them from the environment and `.env`,
+ * and the pieces of a service they compare (its environment, its mounts, the variables the service
+ * reads).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ export interface Service {
   depends_on?: unknown;
   ports?: (string | number)[];
   profiles?: string[];
+  entrypoint?: string | string[];
   command?: string | string[];
   deploy?: { replicas?: number };
   restart?: string;
@@ -30,34 +32,57 @@ export interface Compose {
 }
 
 /**
- * Compose's interpolation: `${NAME:-default}` (default when unset or empty), `${NAME-default}`
- * (when unset), `${NAME}`, and `$$` for a literal `$`. A bare `$NAME` is refused, to keep the file
- * to the explicit forms.
+ * Compose's interpolation of one value: `${NAME:-default}` (default when unset or empty),
+ * `${NAME-default}` (when unset), `${NAME:?message}` (an error saying `message` when unset or
+ * empty), `${NAME?message}` (when unset), `${NAME}`, and `$$` for a literal `$`. A bare `$NAME` is
+ * refused, to keep the file to the explicit forms.
  */
 export function interpolate(text: string, env: Record<string, string>): string {
   return text.replace(
-    /\$\$|\$\{(\w+)(?:(:?-)([^}]*))?\}|\$(\w+)/g,
-    (whole, name?: string, op?: string, fallback?: string, bare?: string) => {
+    /\$\$|\$\{(\w+)(?:(:?[-?])([^}]*))?\}|\$(\w+)/g,
+    (whole, name?: string, op?: string, operand?: string, bare?: string) => {
       if (whole === '$$') return '$';
       if (bare) throw new Error(`bare $${bare} in a compose file: write \${${bare}}`);
       const value = env[name!];
-      if (op === ':-') return value ? value : fallback!;
-      if (op === '-') return value !== undefined ? value : fallback!;
+      if (op === ':-') return value ? value : operand!;
+      if (op === '-') return value !== undefined ? value : operand!;
+      if ((op === ':?' && !value) || (op === '?' && value === undefined)) {
+        throw new Error(`required variable ${name} is missing a value: ${operand}`);
+      }
+      if (op) return value!;
       if (value === undefined) throw new Error(`\${${name}} has no default`);
       return value;
     },
   );
 }
 
-export function loadCompose(file: string, env: Record<string, string> = {}): Compose {
-  // Merge keys (`<<: *anchor`), as compose reads them.
-  return parse(interpolate(readFileSync(join(ROOT, file), 'utf8'), env), {
-    merge: true,
-  }) as Compose;
+/** Every string of `value` (a parsed YAML document) interpolated, as compose does: not comments. */
+function interpolated(value: unknown, env: Record<string, string>): unknown {
+  if (typeof value === 'string') return interpolate(value, env);
+  if (Array.isArray(value)) return value.map((v) => interpolated(v, env));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, interpolated(v, env)]));
+  }
+  return value;
 }
 
-/** docker-compose.yml, read with no variable set, and its two services outside profiles. */
-export const compose = loadCompose('docker-compose.yml');
+export function loadCompose(file: string, env: Record<string, string> = {}): Compose {
+  // Merge keys (`<<: *anchor`), as compose reads them.
+  const parsed: unknown = parse(readFileSync(join(ROOT, file), 'utf8'), { merge: true });
+  return interpolated(parsed, env) as Compose;
+}
+
+/**
+ * The two passwords compose requires (no default: `${VAR:?…}`), as a user sets them in `.env`;
+ * values the specs look for, and never find, on a command line.
+ */
+export const PASSWORDS = {
+  MYSQL_PASSWORD: 'app-password-in-dot-env',
+  MYSQL_ROOT_PASSWORD: 'root-password-in-dot-env',
+};
+
+/** docker-compose.yml, read with the passwords set, and its two services outside profiles. */
+export const compose = loadCompose('docker-compose.yml', PASSWORDS);
 export const db = compose.services?.db ?? {};
 export const api = compose.services?.api ?? {};
 

@@ -1,7 +1,8 @@
 /**
  * docker-compose.yml's profiles, checked as text (compose-file.ts reads the file as compose does):
  * `scale` (a read replica, two API instances behind nginx, Redis for their rate limits) and
- * `cluster` (three Galera nodes and an API instance given all three).
+ * `cluster` (three Galera nodes, each started by docker/galera-start.sh, whose decisions
+ * galera-start.spec.ts checks; two API instances given all three, behind nginx, with Redis).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import {
   envOf,
   loadCompose,
   mounts,
+  PASSWORDS,
   serviceVariables,
 } from './compose-file';
 import { EVICTION } from '../../../scripts/galera-cluster';
@@ -27,10 +29,14 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     Array.isArray(service.command) ? service.command : (service.command ?? '').split(/\s+/);
   const initScript = readFileSync(join(ROOT, 'docker', 'replica-init.sh'), 'utf8');
 
-  it('should put db-replica, api-scaled, lb and redis in the scale profile only', () => {
+  it('should put db-replica, api-scaled, lb and redis in the scale profile (redis in the cluster profile too)', () => {
     const scale = Object.entries(compose.services).filter(([, s]) => s.profiles?.includes('scale'));
     expect(scale.map(([name]) => name).sort()).toEqual(['api-scaled', 'db-replica', 'lb', 'redis']);
-    for (const [, service] of scale) expect(service.profiles).toEqual(['scale']);
+    for (const [name, service] of scale)
+      expect([name, service.profiles]).toEqual([
+        name,
+        name === 'redis' ? ['scale', 'cluster'] : ['scale'],
+      ]);
   });
 
   it('should run db with a row-based binary log, and db-replica as a read-only MariaDB 10.11 with another server id', () => {
@@ -58,6 +64,19 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
     expect(initScript).toContain('START SLAVE;');
     // The service's user may read the replica's state and lag.
     expect(initScript).toContain("GRANT SLAVE MONITOR ON *.* TO '$MYSQL_USER'@'%';");
+    // REPLICATION_PASSWORD has no default: the script refuses to run without it, and hands the
+    // passwords to the clients by MYSQL_PWD, not on their command lines.
+    expect(initScript).toContain(
+      ': "${REPLICATION_PASSWORD:?set REPLICATION_PASSWORD in .env for the scale profile (see .env.example)}"',
+    );
+    expect(initScript).not.toMatch(/--password/);
+    expect(envOf(replica).REPLICATION_PASSWORD).toBe('');
+    expect(
+      envOf(
+        loadCompose('docker-compose.yml', { ...PASSWORDS, REPLICATION_PASSWORD: 'repl-pw' })
+          .services['db-replica'],
+      ).REPLICATION_PASSWORD,
+    ).toBe('repl-pw');
     const env = envOf(replica);
     expect(env.PRIMARY_ROOT_PASSWORD).toBe(envOf(db).MYSQL_ROOT_PASSWORD);
     // The same application database and user as on db (the primary's own are not replicated).
@@ -112,44 +131,61 @@ describe('docker-compose.yml, scale profile (read replica, two API instances, ng
   });
 });
 
-describe('docker-compose.yml, cluster profile (three Galera nodes, an API instance on them)', () => {
+describe('docker-compose.yml, cluster profile (three Galera nodes, two API instances behind nginx, redis)', () => {
   const nodes = ['galera-1', 'galera-2', 'galera-3'];
   const instance = compose.services?.['api-cluster'] ?? {};
-  const args = (service: Service) => service.command as string[];
+  const lb = compose.services?.['lb-cluster'] ?? {};
   const cnf = readFileSync(join(ROOT, 'docker', 'galera.cnf'), 'utf8');
 
-  it('should put the three nodes and api-cluster in the cluster profile only', () => {
+  it('should put the three nodes, api-cluster, lb-cluster and redis in the cluster profile', () => {
     const cluster = Object.entries(compose.services).filter(([, s]) =>
       s.profiles?.includes('cluster'),
     );
-    expect(cluster.map(([name]) => name).sort()).toEqual(['api-cluster', ...nodes]);
-    for (const [, service] of cluster) expect(service.profiles).toEqual(['cluster']);
+    expect(cluster.map(([name]) => name).sort()).toEqual(
+      ['api-cluster', 'lb-cluster', 'redis', ...nodes].sort(),
+    );
+    for (const [name, service] of cluster)
+      expect([name, service.profiles]).toEqual([
+        name,
+        name === 'redis' ? ['scale', 'cluster'] : ['cluster'],
+      ]);
   });
 
-  it('should run MariaDB 10.11 with Galera on every node, galera-1 starting the cluster and the others joining in turn', () => {
+  it('should start each node through galera-start.sh, which decides the bootstrap: none on a command line, galera-1 the founder', () => {
     for (const [index, name] of nodes.entries()) {
       const node = compose.services[name];
       expect(node.image).toBe('mariadb:10.11');
-      expect(mounts(node)).toContainEqual({
-        source: './docker/galera.cnf',
-        target: '/etc/mysql/conf.d/galera.cnf',
-      });
+      expect(mounts(node)).toEqual(
+        expect.arrayContaining([
+          { source: './docker/galera.cnf', target: '/etc/mysql/conf.d/galera.cnf' },
+          { source: './docker/galera-start.sh', target: '/usr/local/bin/galera-start.sh' },
+        ]),
+      );
       const data = mounts(node).find((m) => m.target === '/var/lib/mysql')!;
       expect(Object.keys(compose.volumes ?? {})).toContain(data.source);
-      expect(args(node)).toEqual([
-        ...(index === 0 ? ['--wsrep-new-cluster'] : []),
+      // The script first, then the image's own entrypoint with the node's command.
+      expect(node.entrypoint).toEqual(['galera-start.sh', 'docker-entrypoint.sh']);
+      expect(node.command).toEqual([
+        'mariadbd',
         `--wsrep-node-name=${name}`,
         `--wsrep-node-address=${name}`,
-        '--wsrep-sst-auth=root:records-root',
       ]);
+      // Only the founder may start a new cluster on a new volume.
+      const { GALERA_FOUNDER, ...env } = envOf(node);
+      expect([name, GALERA_FOUNDER]).toEqual([name, index === 0 ? 'true' : undefined]);
+      expect(env).toEqual(envOf(db));
       expect(node.depends_on).toEqual(
         index === 0 ? undefined : { [nodes[index - 1]]: { condition: 'service_healthy' } },
       );
-      expect(envOf(node)).toEqual(envOf(db));
-      // Healthy once Synced with the cluster, not merely answering.
-      expect((node.healthcheck!.test as string[]).join(' ')).toContain(
-        "SHOW STATUS LIKE 'wsrep_local_state_comment'\" | grep -q Synced",
-      );
+      // Healthy once Synced (healthcheck.sh --galera_online: wsrep_local_state 4), as root with
+      // the client settings galera-start.sh writes: no secret in the command.
+      expect(node.healthcheck!.test).toEqual([
+        'CMD',
+        'healthcheck.sh',
+        '--defaults-extra-file=/run/galera/healthcheck.cnf',
+        '--connect',
+        '--galera_online',
+      ]);
     }
     for (const line of [
       'wsrep_on = ON',
@@ -162,26 +198,52 @@ describe('docker-compose.yml, cluster profile (three Galera nodes, an API instan
       `wsrep_provider_options = "${EVICTION.join(';')}"`,
     ])
       expect(cnf).toContain(`\n${line}\n`);
+    // The state transfers' credentials come from the script, not the file.
+    expect(cnf).not.toContain('wsrep_sst_auth');
   });
 
-  it('should give the instance every node in DATABASE_URL, the service variables and port CLUSTER_API_PORT', () => {
+  it('should run two instances given every node in DATABASE_URL, the service variables and Redis, behind nginx on CLUSTER_API_PORT', () => {
     const env = envOf(instance);
     expect(env.DATABASE_URL).toBe(
-      'mysql://records:records@galera-1:3306,galera-2:3306,galera-3:3306/records',
+      `mysql://records:${PASSWORDS.MYSQL_PASSWORD}@galera-1:3306,galera-2:3306,galera-3:3306/records`,
     );
     expect(instance.build).toEqual(api.build);
-    expect((instance.ports ?? []).map(String)).toEqual(['3001:3000']);
+    expect(instance.deploy?.replicas).toBe(2);
+    expect(instance.ports).toBeUndefined();
+    const config = loadConfig({ ...env, RATE_LIMIT: '600/60s' });
+    expect([config.trustProxy, config.rateLimits.redisUrl]).toEqual([true, 'redis://redis:6379']);
+    const all = Object.fromEntries(serviceVariables().map((name) => [name, `value-of-${name}`]));
+    const passed = envOf(
+      loadCompose('docker-compose.yml', { ...PASSWORDS, ...all }).services['api-cluster'],
+    );
+    for (const name of serviceVariables().filter((n) => n !== 'TRUST_PROXY'))
+      expect([name, passed[name]]).toEqual([name, all[name]]);
+    expect(instance.depends_on).toEqual({
+      ...Object.fromEntries(nodes.map((name) => [name, { condition: 'service_healthy' }])),
+      redis: { condition: 'service_healthy' },
+    });
+
+    expect(lb.image).toMatch(/^nginx:/);
+    expect((lb.ports ?? []).map(String)).toEqual(['3001:80']);
     expect(
       (
-        loadCompose('docker-compose.yml', { CLUSTER_API_PORT: '4001' }).services['api-cluster']
-          .ports ?? []
+        loadCompose('docker-compose.yml', { ...PASSWORDS, CLUSTER_API_PORT: '4001' }).services[
+          'lb-cluster'
+        ].ports ?? []
       ).map(String),
-    ).toEqual(['4001:3000']);
-    const all = Object.fromEntries(serviceVariables().map((name) => [name, `value-of-${name}`]));
-    const passed = envOf(loadCompose('docker-compose.yml', all).services['api-cluster']);
-    for (const name of serviceVariables()) expect([name, passed[name]]).toEqual([name, all[name]]);
-    expect(instance.depends_on).toEqual(
-      Object.fromEntries(nodes.map((name) => [name, { condition: 'service_healthy' }])),
-    );
+    ).toEqual(['4001:80']);
+    expect(mounts(lb)).toContainEqual({
+      source: './docker/nginx-cluster.conf',
+      target: '/etc/nginx/nginx.conf',
+    });
+    expect(lb.depends_on).toEqual({ 'api-cluster': { condition: 'service_healthy' } });
+    // The scale profile's nginx.conf but for the upstream's instances.
+    const read = (file: string) => readFileSync(join(ROOT, 'docker', file), 'utf8');
+    expect(read('nginx-cluster.conf')).toMatch(/upstream api \{\s*server api-cluster:3000;/);
+    expect(
+      read('nginx-cluster.conf')
+        .replaceAll('api-cluster', 'api-scaled')
+        .replace("The cluster profile's", "The scale profile's"),
+    ).toBe(read('nginx.conf'));
   });
 });

@@ -1,16 +1,33 @@
 /**
  * The container wiring, checked as text: docker-compose.yml (read by compose-file.ts, as compose
  * reads it) and the database-port override. No Docker needed; `docker-compose config -q` runs
- * too where that tool is installed. The scale and cluster profiles are checked in
- * compose-profiles.spec.ts, the Dockerfile and .dockerignore in dockerfile.spec.ts.
+ * too where that tool is installed. Safe by default: the passwords required from `.env`, no demo
+ * rows unless asked, restarts that survive a reboot, no secret on a command line, ports that the
+ * docs use for nothing else. The scale and cluster profiles are checked in
+ * compose-profiles.spec.ts (the Galera nodes' start script in galera-start.spec.ts), the
+ * Dockerfile and .dockerignore in dockerfile.spec.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { ENVIRONMENT_VARIABLES, loadConfig } from '../../sources';
-import { api, compose, db, envOf, loadCompose, mounts, serviceVariables } from './compose-file';
+import {
+  api,
+  compose,
+  db,
+  envOf,
+  loadCompose,
+  mounts,
+  PASSWORDS,
+  serviceVariables,
+} from './compose-file';
 import { ROOT } from '../support/process';
+import {
+  DEFAULT_TEST_MYSQL_URL,
+  TEST_DATABASE_PREFIX,
+  databaseOf,
+} from '../../../scripts/test-database';
 
 describe('docker-compose.yml', () => {
   it('should define exactly the db and api services outside profiles', () => {
@@ -31,20 +48,33 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.volumes ?? {})).toContain(source);
   });
 
-  it('should give the database a health check that pings it with the service credentials', () => {
+  it("should check the database's health with the image's own healthcheck.sh: listening, InnoDB ready, no secret", () => {
     expect(db.healthcheck).toBeDefined();
     const check = db.healthcheck!;
     expect(check.disable).not.toBe(true);
-    const test: string[] = Array.isArray(check.test) ? check.test : ['CMD-SHELL', check.test];
-    expect(['CMD', 'CMD-SHELL']).toContain(test[0]);
-    const command = test.slice(1).join(' ');
-    expect(command).toMatch(/\b(mariadb-admin|mysqladmin)\b/);
-    expect(command).toContain('ping');
-    const env = envOf(db);
-    expect(command).toContain(`--user=${env.MYSQL_USER}`);
-    expect(command).toContain(`--password=${env.MYSQL_PASSWORD}`);
+    // The image's healthcheck user, its password in the datadir's .my-healthcheck.cnf; --connect
+    // tells the real server from the entrypoint's first-start one (which listens on no port).
+    expect(check.test).toEqual(['CMD', 'healthcheck.sh', '--connect', '--innodb_initialized']);
     expect(check.retries).toBeGreaterThanOrEqual(1);
     expect(check.interval).toMatch(/^\d+(ms|s|m)$/);
+  });
+
+  it('should put no password on any command line: no command, entrypoint or health check holds one', () => {
+    const all = loadCompose('docker-compose.yml', {
+      ...PASSWORDS,
+      REPLICATION_PASSWORD: 'replication-password-in-dot-env',
+    });
+    const secrets = [...Object.values(PASSWORDS), 'replication-password-in-dot-env'];
+    const lines = Object.entries(all.services).flatMap(([name, service]) =>
+      [service.command, service.entrypoint, service.healthcheck?.test]
+        .flat()
+        .filter((part): part is string => typeof part === 'string')
+        .map((part) => [name, part]),
+    );
+    expect(lines.length).toBeGreaterThan(10);
+    expect(lines.filter(([, part]) => secrets.some((secret) => part.includes(secret)))).toEqual([]);
+    // Nor a shell command that would expand one into an argument (`--password="$$…"`).
+    expect(lines.filter(([, part]) => /password|PASSWORD/.test(part))).toEqual([]);
   });
 
   it('should create the application database and user in the db service', () => {
@@ -83,6 +113,31 @@ describe('docker-compose.yml', () => {
     expect(envOf(api).PORT ?? '3000').toBe('3000');
   });
 
+  it('should refuse to start without the database passwords, naming .env, and take them from there', () => {
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadCompose('docker-compose.yml', env);
+        return 'started';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(refused({})).toBe(
+      'required variable MYSQL_PASSWORD is missing a value: set MYSQL_PASSWORD in .env (see .env.example)',
+    );
+    expect(refused({ MYSQL_PASSWORD: 'pw', MYSQL_ROOT_PASSWORD: '' })).toBe(
+      'required variable MYSQL_ROOT_PASSWORD is missing a value: set MYSQL_ROOT_PASSWORD in .env (see .env.example)',
+    );
+    expect(refused(PASSWORDS)).toBe('started');
+    // .env.example lists both, empty: a copy of it is refused until they are set.
+    const example = parseEnv(readFileSync(join(ROOT, '.env.example'), 'utf8')) as Record<
+      string,
+      string
+    >;
+    expect([example.MYSQL_PASSWORD, example.MYSQL_ROOT_PASSWORD]).toEqual(['', '']);
+    expect(refused(example)).toMatch(/^required variable MYSQL_PASSWORD is missing a value/);
+  });
+
   it('should take the host port from API_PORT and the credentials from variables (.env), the same in every place', () => {
     const env = {
       API_PORT: '8080',
@@ -102,17 +157,13 @@ describe('docker-compose.yml', () => {
       MYSQL_ROOT_PASSWORD: 'r00t-pw',
     });
     expect(envOf(setApi).DATABASE_URL).toBe('mysql://shopper:s3cret-pw@db:3306/shop');
-    const check = setDb.healthcheck!.test as string[];
-    expect(check).toContain('--user=shopper');
-    expect(check).toContain('--password=s3cret-pw');
-    // Unset or empty: the defaults, the values the file had before it read variables.
+    // Unset or empty: the defaults of the names (the passwords have none).
     expect(envOf(db)).toEqual({
       MYSQL_DATABASE: 'records',
       MYSQL_USER: 'records',
-      MYSQL_PASSWORD: 'records',
-      MYSQL_ROOT_PASSWORD: 'records-root',
+      ...PASSWORDS,
     });
-    expect(loadCompose('docker-compose.yml', { API_PORT: '' })).toEqual(compose);
+    expect(loadCompose('docker-compose.yml', { ...PASSWORDS, API_PORT: '' })).toEqual(compose);
     // The scale profile's services take the same credentials.
     const replica = envOf(set.services['db-replica']);
     expect(replica).toMatchObject({
@@ -166,7 +217,9 @@ describe('docker-compose.yml', () => {
     );
     const dotEnv = served.map((name) => `${name}=value-of-${name}`).join('\n');
     const env = parseEnv(dotEnv) as Record<string, string>;
-    const resolved = envOf(loadCompose('docker-compose.yml', env).services.api);
+    const resolved = envOf(
+      loadCompose('docker-compose.yml', { ...PASSWORDS, ...env }).services.api,
+    );
     for (const name of served) {
       const expected =
         name === 'PORT' ? '3000' : name === 'DATABASE_URL' ? envOf(api).DATABASE_URL : env[name];
@@ -174,12 +227,18 @@ describe('docker-compose.yml', () => {
     }
     // And every variable the service reads, whether .env.example lists it or not.
     const all = Object.fromEntries(known.map((name) => [name, `value-of-${name}`]));
-    const everything = envOf(loadCompose('docker-compose.yml', all).services.api);
+    const everything = envOf(
+      loadCompose('docker-compose.yml', { ...PASSWORDS, ...all }).services.api,
+    );
     for (const name of known) expect([name, everything[name]]).toEqual([name, all[name]]);
-    // The scale profile's instances get them too, with their own database URLs and TRUST_PROXY.
-    const scaled = envOf(loadCompose('docker-compose.yml', all).services['api-scaled']);
-    for (const name of known.filter((n) => !['DATABASE_REPLICA_URLS', 'TRUST_PROXY'].includes(n)))
-      expect([name, scaled[name]]).toEqual([name, all[name]]);
+    // The profiles' instances get them too, with their own database URLs and TRUST_PROXY.
+    for (const instance of ['api-scaled', 'api-cluster']) {
+      const scaled = envOf(
+        loadCompose('docker-compose.yml', { ...PASSWORDS, ...all }).services[instance],
+      );
+      for (const name of known.filter((n) => !['DATABASE_REPLICA_URLS', 'TRUST_PROXY'].includes(n)))
+        expect([instance, name, scaled[name]]).toEqual([instance, name, all[name]]);
+    }
   });
 
   it('should protect writes with the API_TOKEN of .env, and leave every unset variable at its default', () => {
@@ -188,12 +247,14 @@ describe('docker-compose.yml', () => {
       string,
       string
     >;
-    const config = loadConfig(envOf(loadCompose('docker-compose.yml', env).services.api));
+    const config = loadConfig(
+      envOf(loadCompose('docker-compose.yml', { ...PASSWORDS, ...env }).services.api),
+    );
     expect(config.apiToken).toBe(token);
     expect(config.corsOrigins).toEqual(['https://app.example']);
     // Nothing set: what the service runs with is its own defaults, apart from compose's own.
     const defaults = loadConfig(envOf(api));
-    const bare = loadConfig({ DATABASE_URL: envOf(api).DATABASE_URL, DEMO_DATA: 'true' });
+    const bare = loadConfig({ DATABASE_URL: envOf(api).DATABASE_URL, DEMO_DATA: 'false' });
     expect({ ...defaults }).toEqual({ ...bare });
   });
 
@@ -205,13 +266,24 @@ describe('docker-compose.yml', () => {
     expect(chosen.services.db.ports).toEqual(['127.0.0.1:13306:3306']);
   });
 
-  it('should restart every failing service a limited number of times (on-failure:N), not forever', () => {
-    for (const service of Object.values(compose.services)) {
-      expect(service.restart).toMatch(/^on-failure:\d+$/);
-      const tries = Number(service.restart!.split(':')[1]);
-      expect(tries).toBeGreaterThanOrEqual(1);
-      expect(tries).toBeLessThanOrEqual(10);
-    }
+  it("should name the tests' own database in the port override's example, never another", () => {
+    const text = readFileSync(join(ROOT, 'docker-compose.db-port.yml'), 'utf8');
+    const named = [...text.matchAll(/TEST_MYSQL_URL="?(mysql:\/\/\S+?)"? /g)].map((m) => m[1]);
+    expect(named).toHaveLength(1);
+    const database = databaseOf(named[0].replace(/\$\w+/, 'pw'));
+    expect(database).toBe(databaseOf(DEFAULT_TEST_MYSQL_URL));
+    expect(database.startsWith(TEST_DATABASE_PREFIX)).toBe(true);
+  });
+
+  it('should restart every service unless stopped by hand, after a reboot too', () => {
+    // on-failure:N left a stack stopped after a reboot (Docker restarts only `always` and
+    // `unless-stopped` containers when it starts); Docker's own back-off (doubling, up to a minute)
+    // keeps a service that cannot start from looping fast.
+    expect(
+      Object.entries(compose.services)
+        .filter(([, service]) => service.restart !== 'unless-stopped')
+        .map(([name, service]) => [name, service.restart]),
+    ).toEqual([]);
   });
 
   it('should give every API service more time to stop than the default SHUTDOWN_TIMEOUT', () => {
@@ -222,12 +294,13 @@ describe('docker-compose.yml', () => {
   });
 
   it('should pass PUBLIC_URL and ALLOWED_HOSTS to every API service, unset by default', () => {
-    for (const name of ['api', 'api-scaled']) {
+    for (const name of ['api', 'api-scaled', 'api-cluster']) {
       expect(envOf(compose.services[name])).toMatchObject({
         PUBLIC_URL: '',
         ALLOWED_HOSTS: '',
       });
       const set = loadCompose('docker-compose.yml', {
+        ...PASSWORDS,
         PUBLIC_URL: 'https://records.example.com',
         ALLOWED_HOSTS: 'records.example.com',
       });
@@ -239,8 +312,14 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('should load the demo data', () => {
-    expect(envOf(api).DEMO_DATA).toBe('true');
+  it('should load no demo data into any API service unless .env says DEMO_DATA=true', () => {
+    const asked = loadCompose('docker-compose.yml', { ...PASSWORDS, DEMO_DATA: 'true' });
+    for (const name of ['api', 'api-scaled', 'api-cluster']) {
+      expect([name, loadConfig(envOf(compose.services[name])).demoData]).toEqual([name, false]);
+      expect([name, loadConfig(envOf(asked.services[name])).demoData]).toEqual([name, true]);
+    }
+    // The service's own default (`npm start`, trying it) stays true.
+    expect(loadConfig({}).demoData).toBe(true);
   });
 
   it('should only set variables the service knows, with valid values', () => {
@@ -255,7 +334,7 @@ describe('docker-compose.yml', () => {
       database: envOf(db).MYSQL_DATABASE,
     });
     expect(config.port).toBe(3000);
-    expect(config.demoData).toBe(true);
+    expect(config.demoData).toBe(false);
   });
 
   it('should pass "docker-compose config -q" where docker-compose is installed', () => {
@@ -267,6 +346,7 @@ describe('docker-compose.yml', () => {
     }
     const run = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], {
       cwd: ROOT,
+      env: { ...process.env, ...PASSWORDS },
       encoding: 'utf8',
       timeout: 60_000,
     });
