@@ -20,10 +20,12 @@
  *   `--max-time`: that is how a stream ends. A command followed by its answer prints nothing on
  *   stderr; one without (an `npm install`) may (npm's notices).
  *
- * Not run, each section with the reason (NOT_RUN; checked to exist): README "Set up" and
- * docs/benchmark.md "How to run" below. No document holds a `docker compose` command block: it is
- * named in the README's prose only (there is no Docker engine here); test/ops/deploy/compose.spec.ts
- * parses the compose files and runs their services' start sequence without Docker.
+ * Not run, each section with the reason (NOT_RUN; checked to exist): README "Set up",
+ * docs/benchmark.md "How to run" and docs/operations.md "Backup and restore" below. That last is
+ * the only document with `docker compose` command blocks (there is no Docker engine here):
+ * test/ops/deploy/compose.spec.ts parses the compose files, and
+ * test/ops/mysql/backup-restore.spec.ts runs the section's mariadb-dump and restore on the shared
+ * MariaDB, its options read from the section.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,6 +45,12 @@ const NOT_RUN: Record<string, Record<string, string>> = {
     'How to run':
       'a menu of benchmark runs, minutes of full load each, meant for a quiet machine; what they ' +
       'measured is the document',
+  },
+  'docs/operations.md': {
+    'Backup and restore':
+      '`docker compose exec` commands, and no container engine here: ' +
+      'test/ops/mysql/backup-restore.spec.ts runs their mariadb-dump options and the restore on ' +
+      'the shared MariaDB, and serves the restored database',
   },
 };
 
