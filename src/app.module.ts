@@ -153,6 +153,7 @@ export class AppModule {
                     jwksUrl: config.auth.jwksUrl,
                     audience: config.auth.audience,
                     cooldownMs: config.auth.jwksCooldownMs,
+                    maxAgeMs: config.auth.jwksMaxAgeMs,
                   }
                 : undefined,
             collections: collections.map(({ declaration: { path, plural } }) => ({ path, plural })),

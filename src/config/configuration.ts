@@ -108,6 +108,13 @@ export interface AuthConfig {
    * it; the tests of key rotation shorten it.
    */
   jwksCooldownMs?: number;
+  /**
+   * `AUTH_JWKS_MAX_AGE` (default 10m), in milliseconds: how old the issuer's keys may be when a
+   * token is checked, and how long a verified token is remembered at most. A key removed from
+   * the JWKS stops verifying any token within this (rest/http/auth/jwt-verifier.ts). Unset (a
+   * test's own configuration), the verifier's default, the same 10 minutes.
+   */
+  jwksMaxAgeMs?: number;
 }
 
 /** `600/60s`: so many requests per window. */
@@ -191,6 +198,11 @@ export function loadConfig(
   const ttlSeconds = ttl ? Number(ttl[1]) * SECONDS[ttl[2] ?? 's'] : 0;
   if (ttl && ttlSeconds > 365 * 86400) {
     problems.push(`IDEMPOTENCY_TTL must be at most 365d, got "${vars.IDEMPOTENCY_TTL}"`);
+  }
+  const jwksMaxAge = DURATION.exec(vars.AUTH_JWKS_MAX_AGE ?? '10m');
+  const jwksMaxAgeSeconds = jwksMaxAge ? Number(jwksMaxAge[1]) * SECONDS[jwksMaxAge[2] ?? 's'] : 0;
+  if (jwksMaxAge && jwksMaxAgeSeconds > 86400) {
+    problems.push(`AUTH_JWKS_MAX_AGE must be at most 1d, got "${vars.AUTH_JWKS_MAX_AGE}"`);
   }
   const retention = DURATION.exec(vars.EVENTS_RETENTION ?? '7d');
   const retentionSeconds = retention ? Number(retention[1]) * SECONDS[retention[2] ?? 's'] : 0;
@@ -299,6 +311,7 @@ export function loadConfig(
         .map((a) => a.trim())
         .filter(Boolean),
       readsRequired: vars.AUTH_READS === 'required',
+      jwksMaxAgeMs: jwksMaxAgeSeconds * 1000,
     },
     rateLimits: {
       all: rate(vars.RATE_LIMIT),

@@ -170,6 +170,10 @@ export class Environment {
   AUTH_READS?: string;
 
   @IsOptional()
+  @Matches(DURATION, { message: 'must be a duration: seconds, or a number with s, m, h or d' })
+  AUTH_JWKS_MAX_AGE?: string;
+
+  @IsOptional()
   @Matches(RATE, { message: 'must be requests/window, such as 600/60s, 100/1m or 5000/1h' })
   RATE_LIMIT?: string;
 
@@ -220,6 +224,7 @@ export const ENVIRONMENT_VARIABLES = [
   'AUTH_JWKS_URL',
   'AUTH_AUDIENCE',
   'AUTH_READS',
+  'AUTH_JWKS_MAX_AGE',
   'RATE_LIMIT',
   'RATE_LIMIT_WRITES',
   'REDIS_URL',

@@ -20,8 +20,12 @@ import { PlainOperation } from '../rest/http/openapi/openapi';
 import { Schema } from '../rest/http/openapi/openapi-schemas';
 import { ClusterStatus, SqlDatabase } from '../rest/db/sql-database';
 import { RateLimiter } from '../rest/http/rate-limit/rate-limiter';
+import { AccessControl } from '../rest/http/auth/access-control';
 
 const TAG = { name: 'health', description: 'Probes for a load balancer or an orchestrator.' };
+
+/** How long readiness waits for the issuer when it asks it again (as for the database's ping). */
+const ISSUER_WAIT_MS = 2000;
 
 const STATUS: Schema = {
   type: 'object',
@@ -56,6 +60,7 @@ export class HealthController {
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(RateLimiter) private readonly limiter: RateLimiter | null = null,
+    @Optional() @Inject(AccessControl) private readonly access: AccessControl | null = null,
   ) {
     if (config.metricsToken) this.detailsToken = digest(config.metricsToken);
   }
@@ -152,6 +157,16 @@ export class HealthController {
     // instance then counts alone), and says so.
     const limits = this.limiter?.state();
     if (limits) checks.push(() => this.indicators.check('rate_limits').up({ ...limits }));
+    // With AUTH_ISSUER or AUTH_JWKS_URL: whether the issuer answers. One away leaves the service
+    // ready too, and says so: every instance meets the same issuer, so a 503 here would take
+    // them all out of the balancer, reads and verified tokens with them, where only tokens not
+    // verified before are refused (503, Retry-After). docs/access-control.md says why.
+    const verifier = this.access?.verifier;
+    if (verifier) {
+      checks.push(async () =>
+        this.indicators.check('issuer').up({ ...(await verifier.issuerState(ISSUER_WAIT_MS)) }),
+      );
+    }
     try {
       return await this.health.check(checks);
     } catch (error) {

@@ -74,17 +74,11 @@ describe('rate limits shared by two instances through Redis', () => {
       expect(res.status).toBe(200);
       expect(res.headers['ratelimit']).toMatch(/^"all";r=5;t=\d+$/);
       expect(Date.now() - started).toBeLessThan(30_000);
-      expect(
-        warnings.some((w) =>
-          /rate limits: Redis does not answer .*each instance counts alone/.test(w),
-        ),
-      ).toBe(true);
+      // In the service's words: how long it waited (this suite's 3000 ms; 500 in service).
+      const problem = 'Redis did not answer within 3000 ms; each instance counts alone';
+      expect(warnings).toContain(`rate limits: ${problem}`);
       const state = await ready(instances[0]);
-      expect(state).toEqual({
-        status: 'up',
-        counting: 'instance',
-        problem: expect.stringMatching(/^Redis does not answer/),
-      });
+      expect(state).toEqual({ status: 'up', counting: 'instance', problem });
       // Readiness stays 200: the API serves.
       expect((await instances[0].http().get('/health/ready')).status).toBe(200);
     } finally {
@@ -99,10 +93,18 @@ describe('rate limits shared by two instances through Redis', () => {
     expect((await instances[0].http().get('/api/demo/marbles/1')).status).toBe(429);
   });
 
-  it('should keep answering when Redis is gone altogether', async () => {
+  it("should keep answering when Redis is gone altogether, and say so in its own words, not ioredis's", async () => {
     await redis.stop();
     const res = await instances[1].http().get('/api/demo/marbles/1');
     expect(res.status).toBe(200);
-    expect((await ready(instances[1])).counting).toBe('instance');
+    // No connection: refused (the reconnection's error), or closed when none came yet. Before,
+    // "Stream isn't writeable and enableOfflineQueue options is false".
+    expect(await ready(instances[1])).toEqual({
+      status: 'up',
+      counting: 'instance',
+      problem: expect.stringMatching(
+        /^no connection to Redis \((connection refused|the connection was closed)\); each instance counts alone$/,
+      ),
+    });
   });
 });

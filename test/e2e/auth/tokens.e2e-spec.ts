@@ -136,6 +136,14 @@ describe('access control with OpenID Connect tokens', () => {
       expect(res.body).toEqual({ message: `${WRITE_REFUSED}.` });
     });
 
+    it('should show the issuer reachable in readiness', async () => {
+      const ready = await t.http().get('/health/ready');
+      expect([ready.status, ready.body.details.issuer]).toEqual([
+        200,
+        { status: 'up', reachable: true },
+      ]);
+    });
+
     it('should keep reads open, and ignore a bad token there (AUTH_READS unset)', async () => {
       expect((await t.http().get('/api/demo/marbles')).status).toBe(200);
       const res = await t.http().get('/api/demo/marbles/1').set('Authorization', 'Bearer a.b.c');

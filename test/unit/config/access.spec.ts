@@ -8,6 +8,7 @@ describe('configuration: access control and rate limits', () => {
       jwksUrl: undefined,
       audience: [],
       readsRequired: false,
+      jwksMaxAgeMs: 600_000,
     });
     expect(config.rateLimits).toEqual({ all: undefined, writes: undefined, redisUrl: undefined });
   });
@@ -25,7 +26,20 @@ describe('configuration: access control and rate limits', () => {
       jwksUrl: 'https://id.example.com/keys',
       audience: ['records-api', 'other-api'],
       readsRequired: true,
+      jwksMaxAgeMs: 600_000,
     });
+  });
+
+  it('should read AUTH_JWKS_MAX_AGE, the bound on a key removed from the JWKS, as a duration', () => {
+    const maxAge = (value: string) =>
+      loadConfig({
+        AUTH_JWKS_URL: 'https://id.example.com/keys',
+        AUTH_AUDIENCE: 'records-api',
+        AUTH_JWKS_MAX_AGE: value,
+      }).auth.jwksMaxAgeMs;
+    expect([maxAge('5m'), maxAge('90'), maxAge('2s'), maxAge('1d')]).toEqual([
+      300_000, 90_000, 2000, 86_400_000,
+    ]);
   });
 
   it.each([
@@ -58,6 +72,15 @@ describe('configuration: access control and rate limits', () => {
       'RATE_LIMIT_WRITES must be requests/window, such as 60/60s, 10/1m or 500/1h, got "0/60s"',
     ],
     [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL must be a redis:// or rediss:// URL'],
+    [
+      { AUTH_JWKS_MAX_AGE: 'soon' },
+      'AUTH_JWKS_MAX_AGE must be a duration: seconds, or a number with s, m, h or d, got "soon"',
+    ],
+    [{ AUTH_JWKS_MAX_AGE: '2d' }, 'AUTH_JWKS_MAX_AGE must be at most 1d, got "2d"'],
+    [
+      { AUTH_JWKS_MAX_AGE: '0s' },
+      'AUTH_JWKS_MAX_AGE must be a duration: seconds, or a number with s, m, h or d, got "0s"',
+    ],
   ])('should refuse %j in one line', (env, message) => {
     expect(() => loadConfig(env)).toThrow(`Invalid configuration: ${message}.`);
   });

@@ -77,6 +77,9 @@ export class RateLimiter {
   private problem?: string;
   private probe?: NodeJS.Timeout;
   private readonly trustProxy: boolean;
+  private readonly commandTimeoutMs: number;
+  /** The last error of Redis's connection (refused, unknown host, …), until it is ready again. */
+  private connectionError?: Error & { code?: string };
 
   constructor(
     settings: RateLimitSettings,
@@ -91,18 +94,21 @@ export class RateLimiter {
       .filter((p) => p !== undefined)
       .map((p) => p.field)
       .join(', ');
+    this.commandTimeoutMs = settings.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
     if (settings.redisUrl) {
       this.redis = new Redis(settings.redisUrl, {
         // A command while disconnected fails at once (counted here) rather than waiting.
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
-        commandTimeout: settings.commandTimeoutMs ?? COMMAND_TIMEOUT_MS,
+        commandTimeout: this.commandTimeoutMs,
         connectTimeout: 2000,
         retryStrategy: (times) => Math.min(times * 200, 2000),
         lazyConnect: false,
       });
-      // Failures are reported by the commands that meet them; a bare 'error' would crash.
-      this.redis.on('error', () => undefined);
+      // Failures are reported by the commands that meet them (a bare 'error' would crash); the
+      // connection's own says why there is none.
+      this.redis.on('error', (error: Error) => (this.connectionError = error));
+      this.redis.on('ready', () => (this.connectionError = undefined));
       this.shared = new RedisCounters(this.redis, settings.keyPrefix ?? 'records:rate:');
     }
   }
@@ -188,10 +194,25 @@ export class RateLimiter {
     );
   }
 
+  /**
+   * What went wrong with Redis, in the service's words rather than ioredis's ("Stream isn't
+   * writeable and enableOfflineQueue options is false" means there is no connection).
+   */
+  private describe(error: Error): string {
+    if (/timed out/i.test(error.message)) {
+      return `Redis did not answer within ${this.commandTimeoutMs} ms`;
+    }
+    const connection = this.connectionError;
+    if (this.redis!.status !== 'ready' || /writeable|connection is closed/i.test(error.message)) {
+      return `no connection to Redis (${connection ? redisReason(connection) : 'the connection was closed'})`;
+    }
+    return `Redis refused the command (${redisReason(error)})`;
+  }
+
   /** Redis failed: count here, say so once, and look for it again every PROBE_EVERY_MS. */
   private fallBack(error: Error): void {
     if (this.problem) return;
-    this.problem = `Redis does not answer (${error.message}); each instance counts alone`;
+    this.problem = `${this.describe(error)}; each instance counts alone`;
     this.log.warn(`rate limits: ${this.problem}`);
     this.probe = setInterval(() => {
       this.redis!.ping().then(
@@ -211,4 +232,24 @@ export class RateLimiter {
     clearInterval(this.probe);
     if (this.redis) this.redis.disconnect();
   }
+}
+
+/** A Redis connection's or command's error in a few words. */
+function redisReason(error: Error & { code?: string }): string {
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'unknown host';
+    case 'ETIMEDOUT':
+      return 'no answer when connecting';
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+  }
+  if (/^(WRONGPASS|NOAUTH)/.test(error.message)) return 'the password is refused';
+  return error.message;
 }
