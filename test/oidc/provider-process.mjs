@@ -1,7 +1,8 @@
 /**
- * A real OpenID Connect provider (the oidc-provider package) for the tests, on 127.0.0.1 and a
- * port of its own: discovery, a JWKS, and the client credentials grant issuing JWT access tokens
- * for one resource server (the records service) with the scopes each client may ask for.
+ * A real OpenID Connect provider (scripts/oidc-provider.mjs, the oidc-provider package) for the
+ * tests, on 127.0.0.1 and a port of its own: discovery, a JWKS, and the client credentials grant
+ * issuing JWT access tokens for one resource server (the records service) with the scopes each
+ * client may ask for. (`npm run dev:issuer` serves the same provider for trying it by hand.)
  *
  * Started by test/oidc/provider.ts as a child process (oidc-provider is an ES module, which
  * Jest's loader does not take), with its settings in OIDC_SETTINGS (JSON: the private signing
@@ -11,7 +12,7 @@
  */
 import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
-import Provider from 'oidc-provider';
+import { oidcProvider } from '../../scripts/oidc-provider.mjs';
 
 const settings = JSON.parse(process.env.OIDC_SETTINGS);
 
@@ -19,42 +20,7 @@ const server = createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
-function provider(keys) {
-  const resourceServer = {
-    scope: settings.scopes.join(' '),
-    audience: settings.audience,
-    accessTokenFormat: 'jwt',
-    accessTokenTTL: settings.ttl ?? 600,
-    jwt: { sign: { alg: keys[0].alg } },
-  };
-  const made = new Provider(issuer, {
-    clients: settings.clients.map((c) => ({
-      client_id: c.id,
-      client_secret: c.secret,
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-      scope: c.scopes.join(' '),
-      token_endpoint_auth_method: 'client_secret_post',
-      id_token_signed_response_alg: keys[0].alg,
-    })),
-    jwks: { keys },
-    scopes: settings.scopes,
-    features: {
-      clientCredentials: { enabled: true },
-      devInteractions: { enabled: false },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => settings.resource,
-        useGrantedResource: () => true,
-        getResourceServerInfo: () => resourceServer,
-      },
-    },
-  });
-  // A quiet provider: its errors are answered to the client, which is what the tests read.
-  made.on('server_error', (_ctx, error) => console.error(`oidc-provider: ${error.message}`));
-  return made;
-}
+const provider = (keys) => oidcProvider(issuer, { ...settings, keys });
 
 let handler = provider(settings.keys).callback();
 server.on('request', (req, res) => handler(req, res));

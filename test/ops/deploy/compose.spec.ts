@@ -8,7 +8,7 @@
  * Dockerfile and .dockerignore in dockerfile.spec.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { ENVIRONMENT_VARIABLES, loadConfig } from '../../sources';
@@ -284,6 +284,37 @@ describe('docker-compose.yml', () => {
         .filter(([, service]) => service.restart !== 'unless-stopped')
         .map(([name, service]) => [name, service.restart]),
     ).toEqual([]);
+  });
+
+  it("should publish host ports that no example of the docs uses for something else (the development issuer's 9400)", () => {
+    const published = Object.values(compose.services).flatMap((service) =>
+      (service.ports ?? []).map((port) => String(port).split(':').at(-2)!),
+    );
+    // What each address of the README and docs/ is: one meaning per port.
+    const meaning: Record<string, string> = {
+      '3000': 'the API (API_PORT)',
+      '3001': "the cluster profile's load balancer (CLUSTER_API_PORT)",
+      '8080': "the scale profile's load balancer",
+      '9400': 'the development issuer (npm run dev:issuer)',
+      '4318': 'an OTLP collector',
+    };
+    expect(published.sort()).toEqual(['3000', '3001', '8080']);
+    const issuer = JSON.parse(readFileSync(join(ROOT, 'scripts', 'dev-issuer.json'), 'utf8')) as {
+      port: number;
+    };
+    expect(meaning[String(issuer.port)]).toBe('the development issuer (npm run dev:issuer)');
+    const documents = [
+      'README.md',
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
+    const used = new Set(
+      documents.flatMap((file) =>
+        [...readFileSync(join(ROOT, file), 'utf8').matchAll(/localhost:(\d+)/g)].map((m) => m[1]),
+      ),
+    );
+    expect([...used].filter((port) => !(port in meaning))).toEqual([]);
   });
 
   it('should give every API service more time to stop than the default SHUTDOWN_TIMEOUT', () => {

@@ -4,7 +4,9 @@
  *
  * Every fence names its kind (checked by the spec):
  * - ```sh: commands to paste, run as written. One of the form `VAR=value … npm start` (re)starts
- *   the service with those variables on the same database. Info string `sh background`: a command
+ *   the service with those variables on the same database; `npm run dev:issuer` (`sh background`)
+ *   starts the development issuer, in the clone as a person does, on a free port that stands for
+ *   its http://localhost:9400. Info string `sh background`: a command
  *   that keeps running (a stream, "in one terminal") while the commands after it run ("in
  *   another"); its answer is checked once the next command has run.
  * - ```ts or ```json whose first line is `// <name>`, a name without a folder: a file to save
@@ -33,10 +35,12 @@ export interface Block {
 export type Step =
   | { kind: 'command'; command: string; background: boolean; expected?: Block; line: number }
   | { kind: 'start'; env: Record<string, string>; line: number }
+  | { kind: 'issuer'; expected?: Block; line: number }
   | { kind: 'file'; name: string; body: string; line: number };
 
 const ANSWERS = new Set(['http', 'json', 'xml', 'text']);
 const START = /^((?:[A-Z][A-Z0-9_]*=\S*\s+)*)npm start\s*$/;
+const ISSUER = /^npm run dev:issuer\s*$/;
 const FILE = /^\/\/ ([\w.-]+)\n/;
 
 /** Every fenced block of `file`, in order. */
@@ -88,6 +92,10 @@ export function stepsOf(file: string, skipped: readonly string[] = []): Step[] {
     }
     const next = blocks[i + 1];
     const answered = next && ANSWERS.has(next.lang) && !FILE.test(next.body);
+    if (ISSUER.test(block.body.trim())) {
+      steps.push({ kind: 'issuer', expected: answered ? next : undefined, line: block.line });
+      return;
+    }
     steps.push({
       kind: 'command',
       command: block.body,

@@ -10,9 +10,9 @@
  * feed's `curl -N` streams), docs/examples.md, docs/safe-writes.md and docs/interface.md, and
  * those of any document that gets some (the list below is the only way out). The files a
  * document says to save (`// client.ts`) are saved in the directory as shown.
- * - `http://localhost:3000` is the server's address, its port a free one; `http://localhost:8080`,
- *   the README's issuer, is a real OpenID Connect provider (test/oidc/provider.ts) with the
- *   README's client, started for a document that names it.
+ * - `http://localhost:3000` is the server's address, its port a free one; `npm run dev:issuer` (the
+ *   development issuer of docs/access-control.md) is run as a person runs it, in the clone, with
+ *   DEV_ISSUER_PORT a free port that stands for its `http://localhost:9400`.
  * - `VAR=value … npm start` restarts the service with those variables on the same database; what
  *   `npm start` itself does (a build when the sources are newer, signals) is
  *   test/ops/deploy/npm-start.spec.ts's.
@@ -27,11 +27,20 @@
  * test/ops/mysql/backup-restore.spec.ts runs the section's mariadb-dump and restore on the shared
  * MariaDB, its options read from the section.
  */
+import { ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUDIENCE, OidcProvider } from '../../oidc/provider';
+import { AUDIENCE } from '../../oidc/provider';
 import { blocksOf, misfit, Step, stepsOf } from './doc-blocks';
-import { ROOT, scratchDir, ServerProcess, sqliteUrl, startServer } from '../support/process';
+import {
+  freePort,
+  ROOT,
+  scratchDir,
+  ServerProcess,
+  sqliteUrl,
+  startServer,
+  waitFor,
+} from '../support/process';
 import { Run, Running, Terminal } from './terminal';
 
 /** The sections whose commands are not run, and why. */
@@ -61,20 +70,8 @@ const DOCUMENTS = [
     .map((f) => `docs/${f}`),
 ];
 const ADDRESS = 'http://localhost:3000';
-const ISSUER_ADDRESS = 'http://localhost:8080';
-/** The README's client, its secret and what it may ask for; the issuer's scopes. */
-const README_CLIENT = {
-  id: 'marbles-bot',
-  secret: 'marbles-bot-secret',
-  scopes: ['marbles:write'],
-};
-const README_SCOPES = [
-  'records:read',
-  'records:write',
-  'marbles:read',
-  'marbles:write',
-  'emails:write',
-];
+/** The development issuer's address (scripts/dev-issuer.json's port). */
+const ISSUER_ADDRESS = 'http://localhost:9400';
 const CURL_TIMED_OUT = 28;
 /** One command (an `npm install` on a cold cache), and a whole document. */
 const COMMAND_TIMEOUT = 300_000;
@@ -110,6 +107,7 @@ describe('the command blocks of the README and docs/', () => {
         'docs/examples.md',
         'docs/safe-writes.md',
         'docs/interface.md',
+        'docs/access-control.md',
       ]),
     );
   });
@@ -131,21 +129,65 @@ async function stop(server: ServerProcess): Promise<void> {
   await server.waitExit();
 }
 
+/**
+ * `npm run dev:issuer` as a person runs it, in the clone, on `port` (DEV_ISSUER_PORT): once it
+ * says it listens, its output so far. In a process group of its own, ended with it by `stop`.
+ */
+class DevIssuer {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly output: () => string,
+  ) {}
+
+  static async start(port: number): Promise<DevIssuer> {
+    const child = spawn('npm', ['run', 'dev:issuer'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DEV_ISSUER_PORT: String(port),
+      },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const issuer = new DevIssuer(child, () => stdout);
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`npm run dev:issuer exited: ${stderr}`);
+        return stdout.includes('Ctrl-C stops it.');
+      },
+      'the development issuer',
+      60_000,
+    );
+    return issuer;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    process.kill(-this.child.pid!, 'SIGTERM');
+    await exited;
+  }
+}
+
 describe.each(RUN)('the commands of %s', (file) => {
-  let provider: OidcProvider | undefined;
-  afterAll(() => provider?.stop());
+  let issuer: DevIssuer | undefined;
+  let issuerAddress: string | undefined;
+  afterAll(() => issuer?.stop());
 
   it(
     'should answer each as the document shows, top to bottom, on one fresh demo database',
     async () => {
       const steps = stepsOf(file, Object.keys(NOT_RUN[file] ?? {}));
-      if (readFileSync(join(ROOT, file), 'utf8').includes(ISSUER_ADDRESS))
-        provider = await OidcProvider.start(README_SCOPES, [README_CLIENT]);
       const database = sqliteUrl();
       let server = await demoServer(database, {});
       const here = (text: string) => {
         const local = text.replaceAll(ADDRESS, `http://localhost:${server.port}`);
-        return provider ? local.replaceAll(ISSUER_ADDRESS, provider.issuer) : local;
+        return issuerAddress ? local.replaceAll(ISSUER_ADDRESS, issuerAddress) : local;
       };
       const answers = (step: Extract<Step, { kind: 'command' }>, run: Run) => {
         const at = `${file}:${step.line}`;
@@ -168,6 +210,18 @@ describe.each(RUN)('the commands of %s', (file) => {
         for (const step of steps) {
           if (step.kind === 'file') {
             writeFileSync(join(terminal.cwd, step.name), here(step.body));
+          } else if (step.kind === 'issuer') {
+            const port = await freePort();
+            issuerAddress = `http://localhost:${port}`;
+            issuer = await DevIssuer.start(port);
+            if (step.expected) {
+              const at = `${file}:${step.line}`;
+              const expected = { ...step.expected, body: here(step.expected.body) };
+              expect({ at, misfit: misfit(issuer.output(), expected) }).toEqual({
+                at,
+                misfit: undefined,
+              });
+            }
           } else if (step.kind === 'start') {
             expect(step.env.AUTH_AUDIENCE ?? AUDIENCE).toBe(AUDIENCE);
             await stop(server);

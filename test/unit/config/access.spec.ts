@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig } from '../../../src/config/configuration';
+import { COLLECTION_NAMES } from '../../sources';
 
 describe('configuration: access control and rate limits', () => {
   it('should protect nothing and limit nothing by default', () => {
@@ -106,5 +109,20 @@ describe('configuration: access control and rate limits', () => {
       limit: 5,
       windowSeconds: 120,
     });
+  });
+});
+
+describe('the development issuer (npm run dev:issuer, scripts/dev-issuer.json)', () => {
+  const settings = JSON.parse(
+    readFileSync(join(__dirname, '../../../scripts/dev-issuer.json'), 'utf8'),
+  ) as { audience: string; collections: string[]; clients: { id: string; scopes: string[] }[] };
+
+  it('should offer a read and a write scope for every collection the service serves', () => {
+    expect([...settings.collections].sort()).toEqual([...COLLECTION_NAMES].sort());
+  });
+
+  it("should have the walkthrough's client marbles-bot, allowed marbles:write, for tokens of records-api", () => {
+    expect(settings.audience).toBe('records-api');
+    expect(settings.clients.find((c) => c.id === 'marbles-bot')?.scopes).toContain('marbles:write');
   });
 });
