@@ -28,7 +28,7 @@
  * MariaDB, its options read from the section.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AUDIENCE } from '../../oidc/provider';
 import { blocksOf, misfit, Step, stepsOf } from './doc-blocks';
