@@ -6,7 +6,7 @@
  * move. /health/ready shows the nodes and the writer to the bearer of the metrics token (their
  * number to others); the metrics count the failover. A service started while the first node is
  * down starts through the next. Restarted, the first node takes the writes back. Then it freezes
- * (SIGSTOP) under four keyed writers, so that writes are in flight on it, some in their COMMIT:
+ * (SIGSTOP) under eight keyed writers, so that writes are in flight on it, some in their COMMIT:
  * the calls it holds are given up once its check finds it gone, and each keyed write runs again
  * on the next writer (its key makes that safe), so no writer fails for 5 s; thawed, it takes the
  * writes back. The longest run of failed keyed writes is printed with the figures.
@@ -29,8 +29,11 @@ const PORT_BASE = Number(process.env.GALERA_PORT_BASE ?? '24200');
 /** The longest run of failed writes allowed (issue 28). */
 const LONGEST_FAILING_MS = 5000;
 
-/** Keyed writers posting during the freeze: enough that some write is in its COMMIT then. */
-const FREEZE_WRITERS = 4;
+/**
+ * Keyed writers posting during the freeze: enough that writes are in flight on the node then,
+ * some of them in their COMMIT (a small part of a request's time).
+ */
+const FREEZE_WRITERS = 8;
 
 /** What the figures of this suite were, printed at the end. */
 const figures: Record<string, unknown> = {};

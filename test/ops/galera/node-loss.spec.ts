@@ -30,8 +30,9 @@ const TOKEN = 'galera-loss-metrics-token';
  * cluster's twelve, then the two instances'.
  */
 const PORT_BASE = Number(process.env.GALERA_LOSS_PORT_BASE ?? '24260');
-/** Keyed writers per instance. */
+/** Keyed writers per instance; more as the quorum is lost, so that some COMMIT is in flight then. */
 const WRITERS = 2;
+const QUORUM_WRITERS = 4;
 /** Issue 28: no writer fails for this long in a row; at most this share of reads fails. */
 const LONGEST_FAILING_MS = 5000;
 const READS_FAILED_SHARE = 0.01;
@@ -329,7 +330,7 @@ describe('a Galera cluster losing nodes under two instances: nothing lost', () =
       }
     };
     const load = services().flatMap((service, i) =>
-      Array.from({ length: WRITERS }, (_, w) => writer(service, `i${i + 1}w${w + 1}`)),
+      Array.from({ length: QUORUM_WRITERS }, (_, w) => writer(service, `i${i + 1}w${w + 1}`)),
     );
     const lostAt = Date.now();
     try {
