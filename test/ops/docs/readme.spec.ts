@@ -5,10 +5,11 @@
  * server started on a new SQLite database with the demo data, and each answer compared with the
  * block the document shows after it. How the blocks read: test/ops/docs/doc-blocks.ts.
  *
- * Run: every ```sh block of README.md (from its Examples to its Access control, the typed
- * client's `npm install` of pinned versions from the npm registry included, and the change
- * feed's `curl -N` streams), docs/examples.md, docs/safe-writes.md and docs/interface.md, and
- * those of any document that gets some (the list below is the only way out). The files a
+ * Run: every ```sh block of README.md (its Examples, the typed client's `npm install` of pinned
+ * versions from the npm registry included, and the change feed's `curl -N` streams),
+ * docs/examples.md, docs/safe-writes.md, docs/interface.md and docs/access-control.md (the
+ * development issuer's walkthrough), and those of any document that gets some (the list below is
+ * the only way out). The files a
  * document says to save (`// client.ts`) are saved in the directory as shown.
  * - `http://localhost:3000` is the server's address, its port a free one; `npm run dev:issuer` (the
  *   development issuer of docs/access-control.md) is run as a person runs it, in the clone, with
