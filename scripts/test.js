@@ -20,7 +20,7 @@
  * enough to show that a second Node line runs the service (CI's pass on the machine's Node; the
  * full run, every suite, is on the image's line).
  *
- * The full run (neither scope below) then runs the e2e suites with EXTRA_COLLECTIONS=tags,notes,
+ * The full run (neither scope below) then runs the e2e suites with EXTRA_COLLECTIONS=fixture_tags,fixture_notes,
  * on MySQL and again on SQLite: the fixture collections of test/fixtures/ added to the collections
  * every test counts (docs/operations.md, "The test command"). On MySQL that is the one pass: every
  * suite with every collection and two more, a superset of a plain pass, whose four collections
@@ -33,7 +33,7 @@
  * as not run (a failure under CI=true).
  *
  * TEST_SCOPE=fixtures (`npm run test:fixtures`) runs the unit tests and the e2e suites, on SQLite
- * and on MySQL when it answers, with EXTRA_COLLECTIONS=tags,notes (no ops stages: they run the
+ * and on MySQL when it answers, with EXTRA_COLLECTIONS=fixture_tags,fixture_notes (no ops stages: they run the
  * built service, which serves no fixture).
  *
  * Then the operations stages: `npm run build` once, the `ops` Jest project (test/ops/, black-box
@@ -68,7 +68,7 @@ const requireMysql = process.env.CI === 'true' || process.env.REQUIRE_MYSQL === 
 const smoke = process.env.TEST_SCOPE === 'smoke';
 const fixtures = process.env.TEST_SCOPE === 'fixtures';
 /** The fixture collections of test/fixtures/, added to COLLECTIONS by the tests (test/sources.ts). */
-const FIXTURES_ENV = { EXTRA_COLLECTIONS: 'tags,notes' };
+const FIXTURES_ENV = { EXTRA_COLLECTIONS: 'fixture_tags,fixture_notes' };
 const jestBin = require.resolve('jest/bin/jest');
 const extra = process.argv.slice(2);
 const outDir = mkdtempSync(join(tmpdir(), 'records-test-'));

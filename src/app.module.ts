@@ -5,7 +5,12 @@ import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfigModule } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { describeDatabase } from './config/database-url';
-import { APP_COLLECTIONS, Collection, migrationsOf } from './database/collection-folder';
+import {
+  APP_COLLECTIONS,
+  Collection,
+  collisionOf,
+  migrationsOf,
+} from './database/collection-folder';
 import { COLLECTIONS, TABLES } from './collections';
 import { connectDatabase } from './database/connect';
 import { DemoDataModule } from './database/demo-data.module';
@@ -16,11 +21,13 @@ import { FrontDoorModule } from './front-door/front-door.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { ObservabilityModule } from './observability/observability.module';
+import { CollectionModule } from './rest/http/collection.module';
 import { PaginatorModule } from './rest/http/paginator.module';
 import { RestModule } from './rest/http/rest.module';
 import { AccessModule } from './rest/http/access.module';
 import { ClusterNodeStatus, ReplicaStatus } from './rest/db/sql-database';
 import { entitiesOf, tableOf } from './rest/sql/tables';
+import { DeclarationError } from './rest/core/resource';
 import { EventSequencerRow, RecordEvent, RecordEventOutbox } from './events/record-event.entity';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
@@ -68,6 +75,11 @@ export class AppModule {
     config: AppConfig,
     collections: readonly Collection[] = COLLECTIONS,
   ): DynamicModule {
+    const collision = collisionOf(
+      collections,
+      TABLES.map((t) => t.table),
+    );
+    if (collision) throw new DeclarationError(collision.collection, collision.problem);
     return {
       module: AppModule,
       providers: [{ provide: APP_COLLECTIONS, useValue: collections }],
@@ -179,7 +191,7 @@ export class AppModule {
             },
           },
         ),
-        ...collections.map((c) => c.module),
+        ...collections.map((c) => CollectionModule.forFeature(c.declaration, c)),
       ],
     };
   }

@@ -3,18 +3,18 @@
  * the migration that brings the schema from what the migrations so far create to what the
  * declarations describe, then proves it: the migrations and the new one, run on an empty SQLite
  * database, leave TypeORM nothing to change against the entities derived from the declarations.
- * The collection lists it in its `migrations`. A command of its own, like seed.ts: it names the
- * application's collections; src/database/migration-writer.ts does the writing.
+ * The collection finds it in its folder (`defineCollection`). A command of its own, like
+ * seed.ts: it counts the application's collections and the folder's own (its index.ts), listed
+ * in `COLLECTIONS` yet or not; src/database/migration-writer.ts does the writing.
  *
- * With `EXTRA_COLLECTIONS=tags,notes` it counts the tests' fixture collections too (their
- * migrations are generated so: `EXTRA_COLLECTIONS=tags npm run migration:generate --
- * test/fixtures/tags`); it reads them from the sources' test/fixtures/, as only a checkout has them.
+ * With `EXTRA_COLLECTIONS=fixture_tags,fixture_notes` it counts the tests' fixture collections
+ * too; it reads them from the sources' test/fixtures/, as only a checkout has them.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { COLLECTIONS, TABLES } from './collections';
-import { Collection, migrationsOf } from './database/collection-folder';
+import { Collection, collectionsIn, migrationsOf } from './database/collection-folder';
 import { MigrationClass, dataSourceOptions } from './database/data-source-options';
 import { IdempotencyKey } from './database/idempotency-key.entity';
 import { ExistingTables, migrationFile, migrationSource } from './database/migration-writer';
@@ -97,20 +97,27 @@ export async function generateMigration(
   return file;
 }
 
+/** `known`, then each collection of `more` whose plural name is not among them. */
+function joined(known: readonly Collection[], more: readonly Collection[]): Collection[] {
+  const names = new Set(known.map((c) => c.declaration.plural));
+  return [...known, ...more.filter((c) => !names.has(c.declaration.plural))];
+}
+
 if (require.main === module) {
   const folder = process.argv[2];
   if (!folder || folder.startsWith('-')) {
     console.error(
       'Usage: npm run migration:generate -- <folder>\n\n' +
         'Writes into <folder> the migration from what the migrations so far create to what the\n' +
-        "declarations describe; list it in the collection's `migrations` (its index.ts).",
+        'declarations describe; the collection finds it there (defineCollection in its index.ts).',
     );
     process.exit(2);
   }
   const extras: readonly Collection[] = process.env.EXTRA_COLLECTIONS
     ? require(resolve(__dirname, '..', 'test', 'fixtures')).extraCollections()
     : [];
-  generateMigration(join(process.cwd(), folder), [...COLLECTIONS, ...extras]).then(
+  const target = resolve(process.cwd(), folder);
+  generateMigration(target, joined([...COLLECTIONS, ...extras], collectionsIn(target))).then(
     (file) => console.log(`Wrote ${relative(process.cwd(), file)}.`),
     (error: Error) => {
       console.error(error.message);

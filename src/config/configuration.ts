@@ -184,7 +184,7 @@ export function loadConfig(
   }
   if (env.EXTRA_COLLECTIONS) {
     // The tests' fixture collections (test/fixtures/): only the tests' own process serves them.
-    problems.push('EXTRA_COLLECTIONS is for the tests only (npm run test:fixtures): unset it');
+    problems.push('EXTRA_COLLECTIONS is for the tests only: unset it');
   }
   const prettyAvailable = canLoad('pino-pretty');
   if (vars.LOG_FORMAT === 'pretty' && !prettyAvailable) {

@@ -1,10 +1,8 @@
-import type { Collection } from '../database/collection-folder';
+import { defineCollection } from '../database/collection-folder';
 import { MOVIES_DEMO } from './movies.demo';
-import { MoviesModule } from './movies.module';
 import { MOVIES } from './movies.resource';
 
-export const MOVIES_COLLECTION: Collection = {
-  module: MoviesModule,
+export const MOVIES_COLLECTION = defineCollection(__dirname, {
   declaration: MOVIES,
   demo: MOVIES_DEMO,
-};
+});

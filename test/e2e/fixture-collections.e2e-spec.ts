@@ -1,11 +1,11 @@
 /**
- * The fixture collections, `tags` and `notes`, defined only under test/fixtures/ by the README's
- * "Adding a collection" recipe (their folders, their generated migrations, one more entry each in
- * the list given to the app), and the generic checks the application's collections pass: their
+ * The fixture collections, `fixture_tags` and `fixture_notes`, defined only under test/fixtures/
+ * as the README's "Adding a collection" recipe adds one (their folders, their generated
+ * migrations found there, one more entry each in the list given to the app), and the generic checks the application's collections pass: their
  * routes in the OpenAPI document and its request examples accepted on the demo data, CRUD in JSON
  * and XML, bulk forms, filters, ordering, search, selection, If-Match, Idempotency-Key, OPTIONS,
  * an integer range, an optional owner (SET NULL) and the default page size. Nothing in src/ names
- * them. With `EXTRA_COLLECTIONS=tags,notes` every other suite serves them too.
+ * them. With `EXTRA_COLLECTIONS=fixture_tags,fixture_notes` every other suite serves them too.
  */
 import { DataSource } from 'typeorm';
 import { COLLECTIONS, FIXTURE_COLLECTIONS, dataSourceOptions, migrationsOf } from '../sources';
@@ -71,10 +71,10 @@ const note = (id: number, extra: Row = {}) => ({
   ...extra,
 });
 
-describe('the fixture collections, tags and notes', () => {
+describe('the fixture collections, fixture_tags and fixture_notes', () => {
   const t = useApp({
     collections: WITH_FIXTURES,
-    seedEach: { users: USERS, tags: TAG_ROWS, notes: NOTE_ROWS },
+    seedEach: { users: USERS, fixture_tags: TAG_ROWS, fixture_notes: NOTE_ROWS },
   });
 
   describe('the OpenAPI document', () => {
@@ -82,18 +82,18 @@ describe('the fixture collections, tags and notes', () => {
       const res = await t.http().get('/api/openapi.json');
       expectJson(res);
       expect(standardRoutes(TAGS_COLLECTION)).toEqual([
-        'GET /api/demo/tags listTags',
-        'POST /api/demo/tags createTag',
-        'PUT /api/demo/tags bulkReplaceTags',
-        'PATCH /api/demo/tags bulkUpdateTags',
-        'DELETE /api/demo/tags bulkDestroyTags',
-        'OPTIONS /api/demo/tags describeTags',
-        'GET /api/demo/tags.csv listTagsCsv',
-        'GET /api/demo/tags/{id} showTag',
-        'PUT /api/demo/tags/{id} replaceTag',
-        'PATCH /api/demo/tags/{id} updateTag',
-        'DELETE /api/demo/tags/{id} destroyTag',
-        'GET /api/demo/tags/{id}.csv showTagCsv',
+        'GET /api/demo/fixture_tags listFixtureTags',
+        'POST /api/demo/fixture_tags createFixtureTag',
+        'PUT /api/demo/fixture_tags bulkReplaceFixtureTags',
+        'PATCH /api/demo/fixture_tags bulkUpdateFixtureTags',
+        'DELETE /api/demo/fixture_tags bulkDestroyFixtureTags',
+        'OPTIONS /api/demo/fixture_tags describeFixtureTags',
+        'GET /api/demo/fixture_tags.csv listFixtureTagsCsv',
+        'GET /api/demo/fixture_tags/{id} showFixtureTag',
+        'PUT /api/demo/fixture_tags/{id} replaceFixtureTag',
+        'PATCH /api/demo/fixture_tags/{id} updateFixtureTag',
+        'DELETE /api/demo/fixture_tags/{id} destroyFixtureTag',
+        'GET /api/demo/fixture_tags/{id}.csv showFixtureTagCsv',
       ]);
       const routes = documentRoutes(res.body);
       const fixtures = [...standardRoutes(TAGS_COLLECTION), ...standardRoutes(NOTES_COLLECTION)];
@@ -109,15 +109,15 @@ describe('the fixture collections, tags and notes', () => {
         'events',
         'health',
       ]);
-      expect(res.body.info.description).toContain('tags and notes under /api/demo');
-      expect(res.body.components.schemas.TagCreate.required).toEqual(['label']);
-      expect(res.body.components.schemas.TagCreate.properties.weight).toMatchObject({
+      expect(res.body.info.description).toContain('fixture tags and fixture notes under /api/demo');
+      expect(res.body.components.schemas.FixtureTagCreate.required).toEqual(['label']);
+      expect(res.body.components.schemas.FixtureTagCreate.properties.weight).toMatchObject({
         type: 'integer',
         minimum: 0,
         maximum: 100,
         default: 50,
       });
-      expect(res.body.components.schemas.NoteCreate.required).toEqual(['title']);
+      expect(res.body.components.schemas.FixtureNoteCreate.required).toEqual(['title']);
     });
   });
 
@@ -186,9 +186,9 @@ describe('the fixture collections, tags and notes', () => {
 
   describe('writes', () => {
     it('should create in JSON and in XML, with defaults, timestamps, Location and ETag', async () => {
-      const { res, before, after } = await t.send('post', TAGS, { tag: { label: 'violet' } });
+      const { res, before, after } = await t.send('post', TAGS, { fixture_tag: { label: 'violet' } });
       expectJson(res, 201);
-      const violet = await t.lastId('tags');
+      const violet = await t.lastId('fixture_tags');
       expectLocation(res, `${TAGS}/${violet}`);
       expect(res.headers.etag).toBe(`"${violet}.1"`);
       const { created_at, updated_at, ...rest } = res.body;
@@ -200,16 +200,20 @@ describe('the fixture collections, tags and notes', () => {
         .http()
         .post(`${NOTES}.xml`)
         .set('Content-Type', 'application/xml')
-        .send('<note><title>Shopping</title><pinned type="boolean">true</pinned></note>');
+        .send(
+          '<fixture-note><title>Shopping</title><pinned type="boolean">true</pinned></fixture-note>',
+        );
       expectXml(xml, 201);
-      const shopping = await t.lastId('notes');
+      const shopping = await t.lastId('fixture_notes');
       expect(xml.text).toMatch(
         new RegExp(
           `^<\\?xml version="1\\.0" encoding="UTF-8"\\?>\\n<hash><id type="integer">${shopping}</id>` +
             '<title>Shopping</title><body></body><pinned type="boolean">true</pinned><created-at type="dateTime">',
         ),
       );
-      expect((await t.stored('tags')).map((r) => [r.id, r.label, r.weight, r.user_id])).toEqual([
+      expect(
+        (await t.stored('fixture_tags')).map((r) => [r.id, r.label, r.weight, r.user_id]),
+      ).toEqual([
         [1, 'red', 10, 1],
         [2, 'green', 100, 2],
         [3, 'blue', 0, null],
@@ -218,34 +222,34 @@ describe('the fixture collections, tags and notes', () => {
     });
 
     it('should refuse what their declarations refuse, naming the fields', async () => {
-      expectInvalid((await t.send('post', TAGS, { tag: { label: 'red', weight: 101 } })).res, {
-        label: ['A tag with this label already exists.'],
+      expectInvalid((await t.send('post', TAGS, { fixture_tag: { label: 'red', weight: 101 } })).res, {
+        label: ['A fixture tag with this label already exists.'],
         weight: ['Must be at most 100.'],
       });
       expectInvalid(
-        (await t.send('post', TAGS, { tag: { label: 'x', weight: -1, user_id: 9 } })).res,
+        (await t.send('post', TAGS, { fixture_tag: { label: 'x', weight: -1, user_id: 9 } })).res,
         {
           weight: ['Must be at least 0.'],
           user_id: ['No user with id 9.'],
         },
       );
-      expectInvalid((await t.send('post', NOTES, { note: { title: ' ', user_id: 1 } })).res, {
+      expectInvalid((await t.send('post', NOTES, { fixture_note: { title: ' ', user_id: 1 } })).res, {
         title: ['May not be blank.'],
-        user_id: ['Unknown field; note has no such field.'],
+        user_id: ['Unknown field; fixture_note has no such field.'],
       });
     });
 
     it('should leave a tag ownerless when its owner goes (SET NULL)', async () => {
       await t.query('DELETE FROM users WHERE id = ?', [2]);
       expectExactJson(await t.http().get(`${TAGS}/2`), OWNERLESS_GREEN);
-      expect((await t.stored('tags')).map((r) => r.user_id)).toEqual([1, null, null]);
+      expect((await t.stored('fixture_tags')).map((r) => r.user_id)).toEqual([1, null, null]);
     });
 
     it('should update, replace and destroy, moving the ETag', async () => {
       const patch = await t
         .http()
         .patch(`${TAGS}/2`)
-        .send({ tag: { weight: 75, user_id: null } });
+        .send({ fixture_tag: { weight: 75, user_id: null } });
       expectJson(patch);
       expect(patch.headers.etag).toBe('"2.2"');
       expect(patch.body).toEqual({
@@ -256,7 +260,7 @@ describe('the fixture collections, tags and notes', () => {
       const put = await t
         .http()
         .put(`${NOTES}/2`)
-        .send({ note: { body: 'Now written.' } });
+        .send({ fixture_note: { body: 'Now written.' } });
       expect(put.headers.etag).toBe('"2.2"');
       expect(put.body).toEqual(note(2, { body: 'Now written.' }));
       const gone = await t.http().delete(`${TAGS}/2`);
@@ -269,17 +273,17 @@ describe('the fixture collections, tags and notes', () => {
         .http()
         .patch(`${TAGS}/1`)
         .set('If-Match', '"1.1"')
-        .send({ tag: { weight: 2 } });
+        .send({ fixture_tag: { weight: 2 } });
       expectJson(fresh);
       expect([fresh.headers.etag, fresh.body.weight]).toEqual(['"1.2"', 2]);
       const stale = await t
         .http()
         .patch(`${TAGS}/1`)
         .set('If-Match', '"1.1"')
-        .send({ tag: { weight: 1 } });
+        .send({ fixture_tag: { weight: 1 } });
       expectJson(stale, 412);
       expect(stale.body).toEqual({
-        message: 'Tag 1 has changed since the version If-Match names; nothing was changed.',
+        message: 'Fixture tag 1 has changed since the version If-Match names; nothing was changed.',
       });
       expect((await t.http().get(`${TAGS}/1`)).body.weight).toBe(2);
     });
@@ -290,14 +294,14 @@ describe('the fixture collections, tags and notes', () => {
           .http()
           .post(NOTES)
           .set('Idempotency-Key', 'note-1')
-          .send({ note: { title: 'Once' } });
+          .send({ fixture_note: { title: 'Once' } });
       const first = await send();
       const again = await send();
       expectJson(first, 201);
       expectJson(again, 201);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body).toEqual(first.body);
-      expect((await t.stored('notes')).filter((n) => n.title === 'Once')).toHaveLength(1);
+      expect((await t.stored('fixture_notes')).filter((n) => n.title === 'Once')).toHaveLength(1);
     });
 
     it('should create, update and destroy in bulk', async () => {
@@ -306,7 +310,7 @@ describe('the fixture collections, tags and notes', () => {
         { label: 'magenta' },
       ]);
       expectJson(created.res, 201);
-      const [cyan, magenta] = (await t.ids('tags')).slice(3);
+      const [cyan, magenta] = (await t.ids('fixture_tags')).slice(3);
       expect(created.res.body.records.map((r: Row) => [r.id, r.label, r.weight])).toEqual([
         [cyan, 'cyan', 40],
         [magenta, 'magenta', 50],
@@ -324,7 +328,7 @@ describe('the fixture collections, tags and notes', () => {
       const destroyed = await t.send('delete', TAGS, [cyan, magenta]);
       expectJson(destroyed.res);
       expect(destroyed.res.body.records.map((r: Row) => r.id)).toEqual([cyan, magenta]);
-      expect((await t.stored('tags')).map((r) => r.id)).toEqual([1, 2, 3]);
+      expect((await t.stored('fixture_tags')).map((r) => r.id)).toEqual([1, 2, 3]);
     });
   });
 });

@@ -174,11 +174,8 @@ function firstDemoRows(users: Row[], written: readonly string[]): Tables {
 
 const ONE_OF_EACH_USERS = userRows('ann', 'bob');
 
-/**
- * One of each: users ann and bob, an e-mail, a phone number, a marble, a genre, a movie, and
- * record 1 of any other collection served.
- */
-export const ONE_OF_EACH: Tables = {
+/** Users ann and bob, an e-mail, a phone number, a marble, a genre, a movie. */
+const OWN_ROWS: Tables = {
   users: ONE_OF_EACH_USERS,
   emails: [{ id: 1, email: 'ann@example.com', is_primary: true, user_id: 1 }],
   phone_numbers: [{ id: 1, number: '555 0100', user_id: 1 }],
@@ -193,5 +190,9 @@ export const ONE_OF_EACH: Tables = {
     }),
   ],
   genres_movies: [{ movie_id: 1, genre_id: 1 }],
-  ...firstDemoRows(ONE_OF_EACH_USERS, ['emails', 'phone_numbers', 'marbles', 'movies']),
+};
+/** One of each: OWN_ROWS, and record 1 of any other collection served. */
+export const ONE_OF_EACH: Tables = {
+  ...OWN_ROWS,
+  ...firstDemoRows(ONE_OF_EACH_USERS, Object.keys(OWN_ROWS)),
 };

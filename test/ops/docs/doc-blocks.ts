@@ -10,8 +10,8 @@
  *   that keeps running (a stream, "in one terminal") while the commands after it run ("in
  *   another"); its answer is checked once the next command has run.
  * - ```ts or ```json whose first line is `// <name>`, a name without a folder: a file to save
- *   under that name in the current directory (a tsconfig.json takes comments). The README's
- *   recipe files, `// src/tags/<file>`, are test/unit/collections/readme-recipe.spec.ts's.
+ *   under that name in the current directory (a tsconfig.json takes comments). The recipe's
+ *   files of docs/adding-a-collection.md, `// src/tags/<file>`, are recipe.spec.ts's.
  * - ```http, ```json, ```xml, ```text right after a command: what it answers. An ```http block
  *   holds the status line, the headers that matter (each must be in the answer with that value)
  *   and, after a blank line, the body; any other block holds the whole output. `…` stands for any

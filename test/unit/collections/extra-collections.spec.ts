@@ -11,22 +11,23 @@ describe('EXTRA_COLLECTIONS: the fixture collections the tests add to COLLECTION
   });
 
   it("should add the named ones, in the fixtures' order", () => {
-    expect(names(FIXTURE_COLLECTIONS)).toEqual(['tags', 'notes']);
-    expect(names(extraCollections('notes, tags'))).toEqual(['tags', 'notes']);
-    expect(names(extraCollections('notes'))).toEqual(['notes']);
+    expect(names(FIXTURE_COLLECTIONS)).toEqual(['fixture_tags', 'fixture_notes']);
+    expect(names(extraCollections('fixture_notes, fixture_tags'))).toEqual([
+      'fixture_tags',
+      'fixture_notes',
+    ]);
+    expect(names(extraCollections('fixture_notes'))).toEqual(['fixture_notes']);
   });
 
   it('should refuse a name that is no fixture, naming the known ones', () => {
-    expect(() => extraCollections('tags,books')).toThrow(
-      'EXTRA_COLLECTIONS names no fixture collection: books (known: tags, notes)',
+    expect(() => extraCollections('fixture_tags,books')).toThrow(
+      'EXTRA_COLLECTIONS names no fixture collection: books (known: fixture_tags, fixture_notes)',
     );
   });
 
   it('should stop the service: it never serves the fixtures', () => {
-    expect(() => loadConfig({ EXTRA_COLLECTIONS: 'tags,notes' }, ['tags', 'notes'])).toThrow(
-      new ConfigError(
-        'Invalid configuration: EXTRA_COLLECTIONS is for the tests only (npm run test:fixtures): unset it.',
-      ),
+    expect(() => loadConfig({ EXTRA_COLLECTIONS: 'fixture_tags' }, ['fixture_tags'])).toThrow(
+      new ConfigError('Invalid configuration: EXTRA_COLLECTIONS is for the tests only: unset it.'),
     );
   });
 });

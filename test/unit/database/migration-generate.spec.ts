@@ -6,12 +6,12 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:
 import { join } from 'node:path';
 import { generateMigration } from '../../../src/migration-generate';
 import { COLLECTIONS } from '../../../src/collections';
-import { TAGS_COLLECTION } from '../../fixtures/tags';
+import { FIXTURE_TAGS_COLLECTION } from '../../fixtures/fixture-tags';
 
 jest.setTimeout(60_000);
 
-/** The fixture collection tags (README's recipe) before its migration was generated. */
-const tags = { ...TAGS_COLLECTION, migrations: [] };
+/** The fixture collection fixture_tags before its migration was generated. */
+const tags = { ...FIXTURE_TAGS_COLLECTION, migrations: [] };
 
 describe('generateMigration', () => {
   const output = join(__dirname, '..', '..', '..', 'test-output');
@@ -24,10 +24,10 @@ describe('generateMigration', () => {
 
   it('should write the new table into the folder, named by its timestamp', async () => {
     const file = await generateMigration(folder, [...COLLECTIONS, tags], undefined, 1800000000001);
-    expect(readdirSync(folder)).toEqual(['1800000000001-tags.ts']);
-    expect(file).toBe(join(folder, '1800000000001-tags.ts'));
+    expect(readdirSync(folder)).toEqual(['1800000000001-fixture-tags.ts']);
+    expect(file).toBe(join(folder, '1800000000001-fixture-tags.ts'));
     const text = readFileSync(file, 'utf8');
-    expect(text).toContain('export class Tags1800000000001 implements MigrationInterface {');
+    expect(text).toContain('export class FixtureTags1800000000001 implements MigrationInterface {');
     expect(text).toContain("[['user_id', 'users', 'SET NULL']]");
   });
 
