@@ -42,6 +42,7 @@ const READY: Schema = {
   xml: { name: 'hash' },
 };
 import { Lifecycle } from './lifecycle';
+import { READINESS_DETAILS, ReadinessDetails } from './readiness';
 
 @Controller('health')
 export class HealthController {
@@ -56,6 +57,7 @@ export class HealthController {
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(RateLimiter) private readonly limiter: RateLimiter | null = null,
+    @Optional() @Inject(READINESS_DETAILS) private readonly extra: ReadinessDetails | null = null,
   ) {
     if (config.metricsToken) this.detailsToken = digest(config.metricsToken);
   }
@@ -152,6 +154,15 @@ export class HealthController {
     // instance then counts alone), and says so.
     const limits = this.limiter?.state();
     if (limits) checks.push(() => this.indicators.check('rate_limits').up({ ...limits }));
+    // The webhooks: their numbers and how far behind, never a reason to be unready.
+    const extra = this.extra;
+    if (extra) {
+      checks.push(async () =>
+        this.indicators
+          .check(extra.name)
+          .up(await extra.details().catch(() => ({ state: 'unknown' }))),
+      );
+    }
     try {
       return await this.health.check(checks);
     } catch (error) {
