@@ -61,9 +61,14 @@ const BLOCKS = RANGES.map(([network, prefix, type, name]) => {
 export function nonPublic(address: string): string | undefined {
   let ip = address;
   let type: 'ipv4' | 'ipv6' = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  // An IPv4 address written as IPv6 (`::ffff:127.0.0.1`) is that IPv4 address.
+  // An IPv4 address written as IPv6 (`::ffff:127.0.0.1`, `::ffff:7f00:1`) is that IPv4 address.
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  const hex = /^::ffff:([\da-f]{1,4}):([\da-f]{1,4})$/i.exec(ip);
   if (mapped) [ip, type] = [mapped[1], 'ipv4'];
+  else if (hex) {
+    const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+    [ip, type] = [[high >> 8, high & 255, low >> 8, low & 255].join('.'), 'ipv4'];
+  }
   for (const block of BLOCKS) {
     if (block.type === type && block.list.check(ip, type)) return block.name;
   }
