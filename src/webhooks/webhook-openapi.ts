@@ -82,11 +82,16 @@ export const BODY_SCHEMA: Schema = {
   },
 };
 
+/**
+ * A public address, not a name: the document's examples are sent as they are by the tests, where
+ * no name resolves. Created disabled, so that nothing is ever sent there.
+ */
 export const CREATE_EXAMPLE = {
-  url: 'https://billing.example.com/hooks/records',
+  url: 'https://93.184.215.14/hooks/records',
   collections: ['marbles'],
   actions: ['created', 'updated'],
   description: 'Billing: new and changed marbles',
+  status: 'disabled',
 };
 
 export const SUBSCRIPTION_EXAMPLE = {

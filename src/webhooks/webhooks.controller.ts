@@ -126,7 +126,13 @@ export class WebhooksController {
         '`x-webhooks` of this document and docs/webhooks.md). The URL must be `https` to a public ' +
         'address unless WEBHOOK_ALLOW_PRIVATE=true.',
       {
-        body: { schema: BODY_SCHEMA, example: CREATE_EXAMPLE, xmlRoot: 'webhook' },
+        body: {
+          schema: BODY_SCHEMA,
+          example: CREATE_EXAMPLE,
+          xmlRoot: 'webhook',
+          description:
+            'The example is created `disabled` (paused: nothing is sent until `PATCH {"status": "active"}`); leave `status` out to start at once.',
+        },
         success: [
           201,
           {
@@ -136,7 +142,7 @@ export class WebhooksController {
             },
           },
         ],
-        errors: [400, 403],
+        errors: [400, 403, 413, 415],
       },
     ),
   )
@@ -170,12 +176,12 @@ export class WebhooksController {
       {
         parameters: [ID],
         body: {
-          schema: { ...BODY_SCHEMA, required: [] },
-          example: { status: 'active' },
+          schema: { ...BODY_SCHEMA, required: undefined },
+          example: { description: 'Billing: every change of a marble', actions: null },
           xmlRoot: 'webhook',
         },
         success: [200, ONE('The subscription as changed.')],
-        errors: [400, 403, 404],
+        errors: [400, 403, 404, 413, 415],
       },
     ),
   )
@@ -189,7 +195,7 @@ export class WebhooksController {
     spec('deleteWebhook', 'Delete a webhook subscription', 'Nothing more is delivered to it.', {
       parameters: [ID],
       success: [204, { description: 'Deleted; no body.' }],
-      errors: [403, 404],
+      errors: [403, 404, 413, 415],
     }),
   )
   async remove(@Param('id') id: string): Promise<void> {
@@ -234,7 +240,7 @@ export class WebhooksController {
             properties: { after: { type: 'string', pattern: '^(0|[1-9][0-9]*)$' } },
             additionalProperties: false,
           },
-          example: { after: '41' },
+          example: { after: '0' },
         },
         success: [
           200,
@@ -242,11 +248,11 @@ export class WebhooksController {
             description: 'What will be sent.',
             schema: { $ref: '#/components/schemas/Message' },
             example: new Message(
-              'The events after 41 that this subscription takes will be sent again, in order.',
+              'The events after 0 that this subscription takes will be sent again, in order.',
             ),
           },
         ],
-        errors: [400, 403, 404, 409, 410],
+        errors: [400, 403, 404, 409, 410, 413, 415],
       },
     ),
   )
@@ -265,7 +271,7 @@ export class WebhooksController {
       {
         parameters: [ID],
         success: [200, ONE('The subscription, with its new secret.')],
-        errors: [403, 404],
+        errors: [403, 404, 413, 415],
       },
     ),
   )

@@ -28,8 +28,16 @@ export function describeDocumentExamples(collections: readonly Collection[], tok
           const doc = (await t.http().get('/api/openapi.json')).body as Json;
           const outcomes: unknown[] = [];
           const expected: unknown[] = [];
-          for (const [path, item] of Object.entries(doc.paths as Json)) {
-            for (const [method, op] of Object.entries(item as Json) as [string, Json][]) {
+          // In the document's order, DELETEs last: a record (a webhook subscription) one deletes
+          // may be what the routes after it in the document act on.
+          const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+            (Object.entries(item as Json) as [string, Json][]).map(
+              ([method, op]) => [path, method, op] as const,
+            ),
+          );
+          operations.sort((a, b) => Number(a[1] === 'delete') - Number(b[1] === 'delete'));
+          {
+            for (const [path, method, op] of operations) {
               const id = (op.parameters as Json[]).find((p) => p.name === 'id')?.example;
               let req = t
                 .http()
