@@ -6,6 +6,7 @@
  * up, disabled by a 410, not following redirects, replayed and with a rotated secret.
  */
 import { Webhook } from 'standardwebhooks';
+import request from 'supertest';
 import { useApp } from '../support/harness';
 import { USERS } from '../support/fixtures';
 import { ISO_MS, VALIDATION_FAILED, expectJson, expectXml } from '../support/http';
@@ -460,6 +461,33 @@ describe('webhooks', () => {
     expect(delivery.signedWith.sort()).toEqual([sub.secret, secret].sort());
     expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(delivery.event);
     expect(new Webhook(sub.secret).verify(delivery.body, delivery.headers)).toEqual(delivery.event);
+    await unsubscribe(sub.id);
+  });
+
+  it('should list the subscriptions and their deliveries on the browsable pages', async () => {
+    const sub = await subscribe({ collections: ['marbles'], description: 'Page <b>test</b>' });
+    await createMarble('Webhook Page');
+    await receiver.until(() => receiver.to(sub.path).length === 1, 'the delivery');
+    await eventually(async () => (await attempts(sub.id)).length === 1, 'the attempt kept');
+    // The pages are no media type of the OpenAPI document: plain supertest, unchecked.
+    const html = (path: string) =>
+      request(t.app.getHttpServer()).get(path).set(AUTH).set('Accept', 'text/html');
+    const list = await html('/api/webhooks');
+    expect(list.status).toBe(200);
+    expect(list.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(list.text).toContain('<h1>The webhook subscriptions</h1>');
+    expect(list.text).toContain(`<a href="/api/webhooks/${sub.id}">${sub.id}</a>`);
+    expect(list.text).toContain('Page &lt;b&gt;test&lt;/b&gt;');
+    expect(list.text).not.toContain('<b>test</b>');
+    const one = await html(`/api/webhooks/${sub.id}`);
+    expect(one.status).toBe(200);
+    expect(one.text).toContain(
+      `<a href="/api/webhooks/${sub.id}/deliveries">Its latest delivery attempts</a>`,
+    );
+    const deliveries = await html(`/api/webhooks/${sub.id}/deliveries`);
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.text).toContain('<th scope="col">event_id</th>');
+    expect(deliveries.text).toContain('<td>delivered</td>');
     await unsubscribe(sub.id);
   });
 
