@@ -285,8 +285,14 @@ export class Metrics {
         for (const [id, seconds] of source.lags()) this.set({ subscription: String(id) }, seconds);
       },
     });
+    // A child per outcome, found once: no label hashing per attempt.
+    const byOutcome = new Map<string, { inc(): void }>();
     return {
-      attempted: (outcome) => attempts.inc({ outcome }),
+      attempted: (outcome) => {
+        let child = byOutcome.get(outcome);
+        if (!child) byOutcome.set(outcome, (child = attempts.labels(outcome)));
+        child.inc();
+      },
       delivered: (ms) => lag.observe(ms / 1000),
     };
   }

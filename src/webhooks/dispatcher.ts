@@ -77,7 +77,7 @@ class EventWindow {
   private reading?: Promise<void>;
   private again = false;
   private readonly waiting = new Set<() => void>();
-  private readonly bodies = new WeakMap<StoredEvent, string>();
+  private readonly bodies = new WeakMap<StoredEvent, Buffer>();
 
   constructor(
     private readonly store: EventStore,
@@ -169,11 +169,14 @@ class EventWindow {
     for (const wake of woken) wake();
   }
 
-  /** The body of an event's deliveries: the event as the feed renders it, written once. */
-  body(event: StoredEvent): string {
+  /**
+   * The body of an event's deliveries, the event as the feed renders it, in UTF-8: written once
+   * for every subscription of the instance.
+   */
+  body(event: StoredEvent): Buffer {
     let body = this.bodies.get(event);
     if (body === undefined) {
-      body = JSON.stringify(event.event);
+      body = Buffer.from(JSON.stringify(event.event), 'utf8');
       this.bodies.set(event, body);
     }
     return body;
@@ -193,6 +196,8 @@ class Worker {
   private readonly connections = new Connections();
   private readonly wakers = new Set<() => void>();
   private loop?: Promise<void>;
+  /** The subscription's URL as last parsed (the target rules are checked again on each attempt). */
+  private parsed?: { raw: string; url: URL };
   /** When the event being delivered was written (ms), while one is. */
   behindSince?: number;
 
@@ -321,7 +326,10 @@ class Worker {
     };
     let outcome: Outcome;
     try {
-      const url = parseTarget(sub.url, d.options.allowPrivate);
+      if (this.parsed?.raw !== sub.url) {
+        this.parsed = { raw: sub.url, url: parseTarget(sub.url, d.options.allowPrivate) };
+      }
+      const url = this.parsed.url;
       const target = await d.resolver.target(url);
       outcome = await post(url, target, headers, body, d.options.timeoutMs, this.connections);
     } catch (error) {

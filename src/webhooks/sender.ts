@@ -48,7 +48,7 @@ export async function post(
   url: URL,
   target: Target | undefined,
   headers: Record<string, string>,
-  body: string,
+  body: Buffer,
   timeoutMs: number,
   connections: Connections,
 ): Promise<Outcome> {
@@ -77,13 +77,12 @@ function attempt(
   url: URL,
   target: Target | undefined,
   headers: Record<string, string>,
-  body: string,
+  payload: Buffer,
   timeoutMs: number,
   connections: Connections,
 ): Promise<Raw> {
   return new Promise((resolve) => {
     const request = url.protocol === 'https:' ? https.request : http.request;
-    const payload = Buffer.from(body, 'utf8');
     let settled = false;
     const done = (raw: Raw) => {
       if (settled) return;

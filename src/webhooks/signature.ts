@@ -22,8 +22,9 @@ export function secretKey(secret: string): Buffer {
 }
 
 /** One signature, `v1,<base64>`, of `body` sent as message `id` at `timestamp` (Unix seconds). */
-export function sign(key: Buffer, id: string, timestamp: number, body: string): string {
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+export function sign(key: Buffer, id: string, timestamp: number, body: string | Buffer): string {
+  const hmac = createHmac('sha256', key).update(`${id}.${timestamp}.`);
+  return `v1,${hmac.update(body).digest('base64')}`;
 }
 
 /** The `webhook-signature` header: a signature with each key, space-separated. */
@@ -31,7 +32,7 @@ export function signatures(
   keys: readonly Buffer[],
   id: string,
   timestamp: number,
-  body: string,
+  body: string | Buffer,
 ): string {
   return keys.map((key) => sign(key, id, timestamp, body)).join(' ');
 }

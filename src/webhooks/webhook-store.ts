@@ -66,6 +66,12 @@ export interface Attempt {
 /** Attempts kept per subscription: the newest. */
 export const KEPT_ATTEMPTS = 50;
 
+/**
+ * Deliveries written per save (a second's at most): under load, the newest of them; failures,
+ * give-ups and the rest are always written (they save at once, one at a time).
+ */
+export const SAVED_DELIVERIES = 10;
+
 const SUBSCRIPTIONS = 'webhook_subscriptions';
 const DELIVERIES = 'webhook_deliveries';
 
@@ -303,7 +309,12 @@ export class WebhookStore {
         ],
       );
       if (affected !== 1) return false;
-      const kept = attempts.slice(-KEPT_ATTEMPTS);
+      const kept = [
+        ...attempts.filter((a) => a.outcome !== 'delivered'),
+        ...attempts.filter((a) => a.outcome === 'delivered').slice(-SAVED_DELIVERIES),
+      ]
+        .sort((a, b) => a.at - b.at)
+        .slice(-KEPT_ATTEMPTS);
       if (kept.length === 0) return true;
       await tx.run(
         `INSERT INTO ${this.q(DELIVERIES)} (${[

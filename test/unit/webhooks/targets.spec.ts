@@ -52,7 +52,7 @@ describe('webhook targets', () => {
         url,
         { address: '127.0.0.1', family: 4 },
         { 'content-type': 'application/json' },
-        '{}',
+        Buffer.from('{}'),
         2000,
         connections,
       );
