@@ -68,7 +68,6 @@ const ID = {
   required: true,
   description: "The subscription's id.",
   schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
-  example: 1,
 };
 
 function spec(
@@ -229,8 +228,9 @@ export class WebhooksController {
     spec(
       'replayWebhook',
       'Send the events after a cursor again',
-      'Delivery goes on after `after` (an event id of the change feed): the matching events ' +
-        'after it are sent again, in order, with their own `webhook-id`s.',
+      'Delivery goes on after `after` (an event id of the change feed; `0`: from the oldest ' +
+        'event kept): the matching events after it are sent again, in order, with their own ' +
+        '`webhook-id`s.',
       {
         parameters: [ID],
         body: {
@@ -248,7 +248,7 @@ export class WebhooksController {
             description: 'What will be sent.',
             schema: { $ref: '#/components/schemas/Message' },
             example: new Message(
-              'The events after 0 that this subscription takes will be sent again, in order.',
+              'The events kept that this subscription takes will be sent again, in order.',
             ),
           },
         ],

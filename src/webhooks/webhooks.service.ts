@@ -142,6 +142,14 @@ export class WebhooksService {
     }
     await this.found(id);
     const { head, purgedThrough } = await this.events.bounds();
+    // `0`, as on the feed: from the oldest event kept.
+    if (after === 0) {
+      if (!(await this.store.replay(id, purgedThrough, Date.now()))) throw notFound(id);
+      await this.dispatcher.refresh(id);
+      return {
+        message: 'The events kept that this subscription takes will be sent again, in order.',
+      };
+    }
     if (after < purgedThrough) {
       throw new ApiError(
         410,

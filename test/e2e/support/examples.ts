@@ -27,6 +27,8 @@ export function describeDocumentExamples(collections: readonly Collection[], tok
         async () => {
           const doc = (await t.http().get('/api/openapi.json')).body as Json;
           const outcomes: unknown[] = [];
+          /** The id of the record each create path made. */
+          const created = new Map<string, number>();
           const expected: unknown[] = [];
           // In the document's order, DELETEs last: a record (a webhook subscription) one deletes
           // may be what the routes after it in the document act on.
@@ -38,7 +40,11 @@ export function describeDocumentExamples(collections: readonly Collection[], tok
           operations.sort((a, b) => Number(a[1] === 'delete') - Number(b[1] === 'delete'));
           {
             for (const [path, method, op] of operations) {
-              const id = (op.parameters as Json[]).find((p) => p.name === 'id')?.example;
+              // A route whose id has no example acts on what the document's create made there
+              // (a webhook subscription: its id is the database's, unknown beforehand).
+              const id =
+                (op.parameters as Json[]).find((p) => p.name === 'id')?.example ??
+                created.get(path.slice(0, path.indexOf('/{id}')));
               let req = t
                 .http()
                 [method as 'get'](path.replace('{id}', String(id)))
@@ -46,6 +52,9 @@ export function describeDocumentExamples(collections: readonly Collection[], tok
               const example = op.requestBody?.content[type].example;
               if (example !== undefined) req = req.set('Content-Type', type).send(example);
               const res: Response = await req;
+              if (res.status === 201 && res.headers.location) {
+                created.set(path, Number(/\/(\d+)$/.exec(res.headers.location as string)?.[1]));
+              }
               outcomes.push([op.operationId, res.status, res.status >= 400 ? res.text : '']);
               expected.push([op.operationId, Number(Object.keys(op.responses as Json)[0]), '']);
             }
