@@ -252,8 +252,12 @@ class Worker {
         if (this.stopped) break;
         if (!event) {
           this.behindSince = undefined;
-          if (this.dirty || this.pending.length > 0) await this.saveSoon();
-          else await this.sleep(d.options.tickMs, true);
+          // Caught up: the position is saved once SAVE_EVERY_MS has passed since the last save,
+          // unless new events come first (they are delivered, and saved with the next).
+          const due = this.lastSave + d.options.saveEveryMs - Date.now();
+          if ((this.dirty || this.pending.length > 0) && due <= 0) await this.save();
+          else
+            await this.sleep(this.dirty || this.pending.length > 0 ? due : d.options.tickMs, true);
           continue;
         }
         this.behindSince = Date.parse(event.event.at);
@@ -393,13 +397,6 @@ class Worker {
       durationMs: ms,
     });
     this.dispatcher.observer.attempted(outcome);
-  }
-
-  /** Saves at once if the last save is older than SAVE_EVERY_MS, else when it will be. */
-  private async saveSoon(): Promise<void> {
-    const wait = this.lastSave + this.dispatcher.options.saveEveryMs - Date.now();
-    if (wait > 0) await this.sleep(wait);
-    if (!this.stopped) await this.save();
   }
 
   /**
