@@ -381,6 +381,24 @@ describe('webhooks', () => {
     await unsubscribe(sub.id);
   });
 
+  it('should not let an endpoint that does not answer hold the other subscriptions or the writes', async () => {
+    const stuck = await subscribe({ collections: ['marbles'] });
+    const healthy = await subscribe({ collections: ['marbles'] });
+    receiver.answer = (d) =>
+      d.path === stuck.path ? { status: 204, delayMs: 5000 } : { status: 204 };
+    const started = Date.now();
+    for (const name of ['Webhook Free 1', 'Webhook Free 2', 'Webhook Free 3'])
+      await createMarble(name);
+    await receiver.until(() => receiver.to(healthy.path).length === 3, 'the healthy deliveries');
+    // All three went out while the stuck endpoint still held its first event.
+    expect(new Set(ids(receiver.to(stuck.path)))).toEqual(
+      new Set([receiver.to(healthy.path)[0].event.id]),
+    );
+    receiver.answer = () => ({ status: 204 });
+    await unsubscribe(stuck.id);
+    await unsubscribe(healthy.id);
+  });
+
   it('should disable a subscription whose endpoint answers 410, and go on from there when enabled again', async () => {
     const sub = await subscribe({ collections: ['marbles'] });
     let gone = true;
