@@ -7,6 +7,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
+import { COLLECTION_NAMES } from '../../sources';
 import { useApp } from '../support/harness';
 import { USERS } from '../support/fixtures';
 import { ISO_MS, VALIDATION_FAILED, expectJson, expectXml } from '../support/http';
@@ -199,9 +200,7 @@ describe('webhooks', () => {
       errors: {
         colour: ['Unknown field.'],
         url: ['This field is required.'],
-        collections: [
-          'No collection named "rocks"; known: emails, phone_numbers, marbles, movies.',
-        ],
+        collections: [`No collection named "rocks"; known: ${COLLECTION_NAMES.join(', ')}.`],
         actions: [
           'Must be a non-empty list of created, updated, deleted (or null, or left out, for all).',
         ],
