@@ -536,7 +536,14 @@ export class WebhookDispatcher {
    */
   async refresh(id: number): Promise<void> {
     const sub = await this.store.get(id);
-    if (!sub || sub.holder !== this.holder || sub.status !== 'active' || this.stopped) return;
+    if (this.stopped) return;
+    if (!sub || sub.holder !== this.holder || sub.status !== 'active') {
+      // Deleted or disabled: its worker here stops now (another instance's at its next tick).
+      const worker = this.workers.get(id);
+      this.workers.delete(id);
+      await worker?.stop();
+      return;
+    }
     if (sub.leaseUntil > Date.now()) await this.adopt([sub], false);
   }
 

@@ -123,6 +123,7 @@ export class WebhooksService {
 
   async remove(id: number): Promise<void> {
     if (!(await this.store.remove(id))) throw notFound(id);
+    await this.dispatcher.refresh(id);
   }
 
   async deliveries(id: number): Promise<{ results: AttemptView[] }> {

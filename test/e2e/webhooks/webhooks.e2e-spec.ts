@@ -162,6 +162,16 @@ describe('webhooks', () => {
       description: 'All of it',
       secret: created.secret,
     });
+    const paused = await t
+      .http()
+      .patch(`/api/webhooks/${created.id}`)
+      .set(AUTH)
+      .send({ status: 'disabled' });
+    expectJson(paused, 200);
+    expect(paused.body).toMatchObject({
+      status: 'disabled',
+      disabled_reason: 'disabled through the API',
+    });
     await unsubscribe(created.id);
     expect((await t.http().get(`/api/webhooks/${created.id}`).set(AUTH)).status).toBe(404);
   });
