@@ -395,7 +395,6 @@ describe('webhooks', () => {
     const healthy = await subscribe({ collections: ['marbles'] });
     receiver.answer = (d) =>
       d.path === stuck.path ? { status: 204, delayMs: 5000 } : { status: 204 };
-    const started = Date.now();
     for (const name of ['Webhook Free 1', 'Webhook Free 2', 'Webhook Free 3'])
       await createMarble(name);
     await receiver.until(() => receiver.to(healthy.path).length === 3, 'the healthy deliveries');
