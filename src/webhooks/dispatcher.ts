@@ -270,6 +270,8 @@ class Worker {
         await this.sleep(d.options.tickMs);
       }
     }
+    // Stopped (also by a 410): its kept connections are closed.
+    this.connections.close();
   }
 
   /** The next event for this subscription, moving past the others; undefined when caught up. */
