@@ -107,6 +107,7 @@ describe('the fixture collections, fixture_tags and fixture_notes', () => {
         ...WITH_FIXTURES.map((c) => c.declaration.plural),
         'front-door',
         'events',
+        'webhooks',
         'health',
       ]);
       expect(res.body.info.description).toContain('fixture tags and fixture notes under /api/demo');
