@@ -154,15 +154,11 @@ export class HealthController {
     // instance then counts alone), and says so.
     const limits = this.limiter?.state();
     if (limits) checks.push(() => this.indicators.check('rate_limits').up({ ...limits }));
-    // The webhooks: their numbers and how far behind, never a reason to be unready.
+    // The webhooks, where there are any: their numbers and how far behind, never a reason to
+    // be unready.
     const extra = this.extra;
-    if (extra) {
-      checks.push(async () =>
-        this.indicators
-          .check(extra.name)
-          .up(await extra.details().catch(() => ({ state: 'unknown' }))),
-      );
-    }
+    const told = extra && (await extra.details().catch(() => ({ state: 'unknown' })));
+    if (extra && told) checks.push(() => this.indicators.check(extra.name).up(told));
     try {
       return await this.health.check(checks);
     } catch (error) {

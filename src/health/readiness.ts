@@ -8,5 +8,6 @@ export const READINESS_DETAILS = Symbol('READINESS_DETAILS');
 export interface ReadinessDetails {
   /** The key of its entry (`webhooks`). */
   name: string;
-  details(): Promise<Record<string, unknown>>;
+  /** Its entry, or undefined when it has nothing to tell (no subscription at all). */
+  details(): Promise<Record<string, unknown> | undefined>;
 }

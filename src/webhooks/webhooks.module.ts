@@ -139,7 +139,10 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
   }
 }
 
-/** `/health/ready`'s `webhooks`: the subscriptions by status, and those this instance delivers. */
+/**
+ * `/health/ready`'s `webhooks`, where there is any subscription: the subscriptions by status,
+ * and those this instance delivers.
+ */
 function readiness(dispatcher: WebhookDispatcher, enabled: boolean): ReadinessDetails | null {
   if (!enabled) return null;
   let cached: { at: number; counts: Promise<Record<string, number>> } | undefined;
@@ -152,6 +155,7 @@ function readiness(dispatcher: WebhookDispatcher, enabled: boolean): ReadinessDe
         cached.counts.catch(() => (cached = undefined));
       }
       const counts = await cached.counts;
+      if (counts.active + counts.disabled === 0) return undefined;
       const lags = dispatcher.lags(now).map(([, seconds]) => seconds);
       return {
         active: counts.active,

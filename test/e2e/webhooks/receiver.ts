@@ -45,6 +45,8 @@ export class Receiver {
   answer: (delivery: Delivery) => Answer = () => ({ status: 204 });
   private server!: Server;
   private readonly waiters = new Set<() => void>();
+  /** Answers put off by a delay, cleared when the receiver stops. */
+  private readonly delayed = new Set<NodeJS.Timeout>();
 
   static async start(): Promise<Receiver> {
     const receiver = new Receiver();
@@ -87,8 +89,13 @@ export class Receiver {
         res.writeHead(answer.status, answer.headers);
         res.end();
       };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
-      else send();
+      if (answer.delayMs) {
+        const timer = setTimeout(() => {
+          this.delayed.delete(timer);
+          send();
+        }, answer.delayMs);
+        this.delayed.add(timer);
+      } else send();
       for (const wake of [...this.waiters]) wake();
     });
   }
@@ -117,6 +124,7 @@ export class Receiver {
   }
 
   async stop(): Promise<void> {
+    for (const timer of this.delayed) clearTimeout(timer);
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

@@ -7,6 +7,7 @@
 import { useApp } from '../support/harness';
 import { USERS } from '../support/fixtures';
 import { expectJson } from '../support/http';
+import { feedHead } from '../events/sse';
 import { Receiver, eventually } from './receiver';
 
 const TOKEN = 'webhook-targets-token-0123456789';
@@ -106,8 +107,7 @@ describe('webhook targets', () => {
     const receiver = await Receiver.start();
     try {
       // A row as an older, looser configuration (or a name whose DNS changed) would have left.
-      const head = await t.http().get('/api/events?after=0&limit=1000');
-      const after = Number(new URL(head.body.next as string, 'http://x').searchParams.get('after'));
+      const after = await feedHead(t);
       const now = Date.now();
       const url = receiver.url('/looped').replace('http:', 'https:');
       await t.insert('webhook_subscriptions', [
