@@ -68,6 +68,7 @@ const ID = {
   required: true,
   description: "The subscription's id.",
   schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+  example: 1,
 };
 
 function spec(
