@@ -39,7 +39,17 @@ const application = (depth) => {
  * collection nor the application's own files (app.module, setup). A new shared folder joins
  * this list.
  */
-const SHARED = ['rest', 'config', 'database', 'users', 'genres', 'observability', 'health'];
+const SHARED = [
+  'rest',
+  'config',
+  'database',
+  'users',
+  'genres',
+  'observability',
+  'health',
+  // The change feed, which the webhooks deliver.
+  'events',
+];
 const collections = {
   files: ['src/*/**/*.ts'],
   ignores: SHARED.map((folder) => `src/${folder}/**`),

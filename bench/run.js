@@ -48,6 +48,10 @@
  *     row it added is removed after it (and the events it recorded). `node bench/statements.js`
  *     counts each write's SQL. The outbox's cost: create and update of the service against the
  *     same service with EVENTS_ENABLED=false (port 3111).
+ *  7. Small size, last: the webhooks (bench/webhooks.js), on a service instance of its own (port
+ *     3113): creates with 10 subscriptions to every marble event against none, in alternating
+ *     rounds, and the delay from each write to each delivery. BENCH_WEBHOOKS (10) subscriptions,
+ *     BENCH_WEBHOOK_WAIT (60) seconds at most for the backlog after each run.
  *  6. Small size, after the writes: the change feed (bench/feed.js, the "events to N consumers"
  *     rows), on a service instance of its own (port 3112): the delay from a create's 201 to its
  *     event on 1, 100 and 1,000 open Server-Sent Event streams, and the service's statements per
@@ -111,6 +115,7 @@ const { parseArgs } = require('node:util');
 const lib = require('./lib');
 const { startAccessDependencies } = require('./access');
 const feed = require('./feed');
+const webhooks = require('./webhooks');
 
 const { ROOT, fail } = lib;
 /** Same Host header to both servers in the body check, so next/previous links compare equal. */
@@ -230,6 +235,14 @@ const SERVERS = {
     port: 3112 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: {},
+  },
+  /** The webhooks' rows alone (bench/webhooks.js): receivers on loopback. */
+  serviceWebhooks: {
+    label: 'service, webhooks',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3113 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
   },
 };
 
@@ -473,6 +486,8 @@ function loadSettings() {
         : scenarios,
       // The change feed's rows (bench/feed.js), after the others; with the writes.
       feed: values.reads || replicaVsPrimary ? [] : feed.feedScenarios(),
+      // The webhooks' rows (bench/webhooks.js), last.
+      webhooks: values.reads || replicaVsPrimary ? [] : webhooks.webhookScenarios(),
     });
   }
   if (values.large) {
@@ -494,6 +509,7 @@ function loadSettings() {
     for (const size of sizes) {
       size.scenarios = size.scenarios.filter((s) => pattern.test(s.name));
       size.feed = size.feed?.filter((s) => pattern.test(s.name));
+      size.webhooks = size.webhooks?.filter((s) => pattern.test(s.name));
     }
   }
   return {
@@ -1198,7 +1214,8 @@ function sizeBudgetMs(settings, size) {
     120_000 +
     size.scenarios.length * 2 * 60_000 +
     measuring +
-    feed.feedBudgetMs(size.feed ?? [])
+    feed.feedBudgetMs(size.feed ?? []) +
+    webhooks.webhookBudgetMs(size.webhooks ?? [], settings)
   );
 }
 
@@ -1228,11 +1245,14 @@ async function runSize(settings, size) {
   console.log(`Servers: ${names.join(', ')}`);
   let ok = true;
   const feedRows = size.feed?.length > 0;
+  const webhookRows = size.webhooks?.length > 0;
   try {
     console.log('Checking that the service and its reference answer with identical bodies:');
     const pending = await checkSameBodies(running, size, (settings.timeout + 30) * 1000);
     const writes =
-      size.scenarios.some((s) => s.write) || feedRows ? await openWrites(settings) : undefined;
+      size.scenarios.some((s) => s.write) || feedRows || webhookRows
+        ? await openWrites(settings)
+        : undefined;
     try {
       if (writes) await checkWriteBodies(settings, running, size.scenarios, writes);
       if (size.scenarios.length > 0) {
@@ -1254,6 +1274,32 @@ async function runSize(settings, size) {
           { cleanUp: () => cleanUpWrites(settings, writes) },
         );
         ok = feed.printFeed(result) && ok;
+        printMemory(running);
+      }
+      if (webhookRows) {
+        // Alone on the database too: its subscriptions are delivered by it, and by it only.
+        await stopServers(running);
+        running = await startServers(settings, { name: size.name, scenarios: size.webhooks });
+        started.push(...Object.values(running));
+        const server = running[size.webhooks[0].service];
+        const load = async (duration) =>
+          lib.runWrk({
+            port: server.port,
+            path: WRITE_PATH,
+            connections: size.connections,
+            duration,
+            threads: settings.threads,
+            timeout: settings.timeout,
+            script: WRITE_SCRIPT,
+            scriptArgs: await prepareWrite(settings, writes, { mode: 'create' }, duration),
+          });
+        const result = await webhooks.measureWebhooks(
+          { port: server.port, pid: server.child.proc.pid },
+          size.webhooks,
+          settings,
+          { load, cleanUp: () => cleanUpWrites(settings, writes) },
+        );
+        ok = webhooks.printWebhooks(result) && ok;
         printMemory(running);
       }
     } finally {

@@ -29,6 +29,8 @@ import { ClusterNodeStatus, ReplicaStatus } from './rest/db/sql-database';
 import { entitiesOf, tableOf } from './rest/sql/tables';
 import { DeclarationError } from './rest/core/resource';
 import { EventSequencerRow, RecordEvent, RecordEventOutbox } from './events/record-event.entity';
+import { WebhookDeliveryRow, WebhookSubscriptionRow } from './webhooks/webhook.entity';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
@@ -111,6 +113,8 @@ export class AppModule {
               RecordEventOutbox,
               RecordEvent,
               EventSequencerRow,
+              WebhookSubscriptionRow,
+              WebhookDeliveryRow,
             ],
             // connectDatabase retries what may pass and stops on what cannot.
             toRetry: () => false,
@@ -190,6 +194,11 @@ export class AppModule {
               maxUnsent: config.events.maxUnsentBytes,
             },
           },
+        ),
+        WebhooksModule.forRoot(
+          config,
+          collections.map((c) => c.declaration.plural),
+          config.webhooks.timing,
         ),
         ...collections.map((c) => CollectionModule.forFeature(c.declaration, c)),
       ],

@@ -25,6 +25,7 @@ import { refuseUnservedWrites } from './rest/http/request/unserved-writes';
 import { AccessControl } from './rest/http/auth/access-control';
 import { describeAccess } from './rest/http/auth/openapi-security';
 import { RateLimiter } from './rest/http/rate-limit/rate-limiter';
+import { describeWebhooks } from './webhooks/webhook-openapi';
 
 /** The version of package.json (beside src/ and dist/ alike): the document's `info.version`. */
 const PACKAGE_VERSION = (
@@ -141,6 +142,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     version: PACKAGE_VERSION,
     order: collections.map((c) => c.declaration.plural),
   });
+  if (config.events.enabled) describeWebhooks(document);
   describeAccess(document, {
     rules: access?.rules,
     apiToken: config.apiToken !== undefined,

@@ -5,7 +5,7 @@
  */
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { DURATION, Environment, FLAG, RATE, SECONDS, flag, pick } from './environment';
+import { DURATION, Environment, FLAG, RATE, SECONDS, delayMs, flag, pick } from './environment';
 import { DatabaseConfig, parseDatabaseUrl, redact } from './database-url';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -75,6 +75,21 @@ export interface AppConfig {
   rateLimits: RateLimitConfig;
   /** The change feed (docs/events.md). */
   events: EventsConfig;
+  /** Webhooks: the change feed delivered (docs/webhooks.md). */
+  webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** WEBHOOK_TIMEOUT (default 15s): how long a delivery may take to be answered, in ms. */
+  timeoutMs: number;
+  /** WEBHOOK_RETRY_SCHEDULE (default 5s,5m,30m,2h,5h,10h,10h): the delays before each retry, in ms. */
+  retryScheduleMs: number[];
+  /** WEBHOOK_SECRET_GRACE (default 24h): how long a rotated secret still signs, in ms. */
+  secretGraceMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE (default false): http and loopback or private addresses allowed. */
+  allowPrivate: boolean;
+  /** Leases, saves and polls (webhooks/dispatcher.ts): no variable sets them; tests shorten them. */
+  timing?: Partial<{ leaseMs: number; tickMs: number; saveEveryMs: number; pollMs: number }>;
 }
 
 export interface EventsConfig {
@@ -257,6 +272,24 @@ export function loadConfig(
   if (vars.AUTH_READS === 'required' && !jwt && !vars.API_TOKEN) {
     problems.push('AUTH_READS=required needs API_TOKEN, AUTH_ISSUER or AUTH_JWKS_URL');
   }
+  const webhookTimeout = delayMs(vars.WEBHOOK_TIMEOUT ?? '15s');
+  if (webhookTimeout < 100 || webhookTimeout > 300_000) {
+    problems.push(`WEBHOOK_TIMEOUT must be from 100ms to 5m, got "${vars.WEBHOOK_TIMEOUT}"`);
+  }
+  const schedule = (vars.WEBHOOK_RETRY_SCHEDULE ?? '5s,5m,30m,2h,5h,10h,10h')
+    .split(',')
+    .map((d) => delayMs(d));
+  const scheduleChecked = !problems.some((p) => p.startsWith('WEBHOOK_RETRY_SCHEDULE'));
+  if (scheduleChecked && (schedule.length > 20 || schedule.some((ms) => !(ms <= 7 * 86_400_000)))) {
+    problems.push(
+      `WEBHOOK_RETRY_SCHEDULE must be at most 20 delays of at most 7d each, got "${vars.WEBHOOK_RETRY_SCHEDULE}"`,
+    );
+  }
+  const grace = DURATION.exec(vars.WEBHOOK_SECRET_GRACE ?? '24h');
+  const graceSeconds = grace ? Number(grace[1]) * SECONDS[grace[2] ?? 's'] : 0;
+  if (grace && graceSeconds > 30 * 86400) {
+    problems.push(`WEBHOOK_SECRET_GRACE must be at most 30d, got "${vars.WEBHOOK_SECRET_GRACE}"`);
+  }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}.`);
   const cors = (vars.CORS_ORIGINS ?? '')
     .split(',')
@@ -323,6 +356,12 @@ export function loadConfig(
       retentionMs: retentionSeconds * 1000,
       heartbeatMs: 10_000,
       maxUnsentBytes: 1024 * 1024,
+    },
+    webhooks: {
+      timeoutMs: webhookTimeout,
+      retryScheduleMs: schedule,
+      secretGraceMs: graceSeconds * 1000,
+      allowPrivate: flag(vars.WEBHOOK_ALLOW_PRIVATE ?? 'false'),
     },
   };
 }

@@ -10,6 +10,12 @@ export const FLAG = /^(true|false|1|0|yes|no|on|off)$/i;
 export const DURATION = /^([1-9]\d{0,7})(s|m|h|d)?$/;
 export const SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
+/** A webhook's delays: `500ms`, `5s`, `5m`, `2h`, `1d` (a bare number is seconds). */
+export const DELAY = /^(\d{1,7})(ms|s|m|h|d)?$/;
+
+/** WEBHOOK_RETRY_SCHEDULE: delays, comma-separated (`5s,5m,30m,2h,5h,10h,10h`). */
+const DELAYS = /^\s*\d{1,7}(ms|s|m|h|d)?(\s*,\s*\d{1,7}(ms|s|m|h|d)?)*\s*$/;
+
 /** `600/60s`, `100/1m`, `5000/1h`: requests (1 to 10^9) per window (1 s to 1 day). */
 export const RATE = /^([1-9]\d{0,8})\/([1-9]\d{0,4})(s|m|h)$/;
 
@@ -184,6 +190,22 @@ export class Environment {
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
+
+  @IsOptional()
+  @Matches(DELAY, { message: 'must be a duration: 15s, 1m, or milliseconds as 500ms' })
+  WEBHOOK_TIMEOUT?: string;
+
+  @IsOptional()
+  @Matches(DELAYS, { message: 'must be durations, comma-separated, such as 5s,5m,30m,2h' })
+  WEBHOOK_RETRY_SCHEDULE?: string;
+
+  @IsOptional()
+  @Matches(DURATION, { message: 'must be a duration: seconds, or a number with s, m, h or d' })
+  WEBHOOK_SECRET_GRACE?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  WEBHOOK_ALLOW_PRIVATE?: string;
 }
 
 /** The variables `Environment` declares; an empty value counts as unset. */
@@ -228,6 +250,10 @@ export const ENVIRONMENT_VARIABLES = [
   'RATE_LIMIT',
   'RATE_LIMIT_WRITES',
   'REDIS_URL',
+  'WEBHOOK_TIMEOUT',
+  'WEBHOOK_RETRY_SCHEDULE',
+  'WEBHOOK_SECRET_GRACE',
+  'WEBHOOK_ALLOW_PRIVATE',
 ] as const satisfies readonly (keyof Environment)[];
 
 /** The declared variables of `env` that are set. */
@@ -240,4 +266,11 @@ export function pick(env: Record<string, string | undefined>): Record<string, st
 /** A flag's value (FLAG) as a boolean. */
 export function flag(raw: string): boolean {
   return /^(true|1|yes|on)$/i.test(raw);
+}
+
+/** A DELAY (`500ms`, `5s`, `2h`) in milliseconds. */
+export function delayMs(raw: string): number {
+  const match = DELAY.exec(raw.trim());
+  if (!match) return NaN;
+  return match[2] === 'ms' ? Number(match[1]) : Number(match[1]) * SECONDS[match[2] ?? 's'] * 1000;
 }

@@ -11,6 +11,7 @@ import { DescriptionKey1764000000000 } from './migrations/1764000000000-descript
 import { RecordEvents1764100000000 } from './migrations/1764100000000-record-events';
 import { EventPositionIndex1764200000000 } from './migrations/1764200000000-event-position-index';
 import { EventOutbox1764300000000 } from './migrations/1764300000000-event-outbox';
+import { Webhooks1764450000000 } from './migrations/1764450000000-webhooks';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -31,6 +32,7 @@ export const MIGRATIONS: MigrationClass[] = [
   RecordEvents1764100000000,
   EventPositionIndex1764200000000,
   EventOutbox1764300000000,
+  Webhooks1764450000000,
 ];
 
 /**

@@ -66,6 +66,8 @@ export class EventsRuntime {
   readonly hub: EventHub;
   readonly sequencer: Sequencer;
   readonly recorder: ChangeRecorder;
+  /** Told of the highest position after each batch this instance's sequencer gave (webhooks). */
+  readonly sequenced = new Set<(head: number) => void>();
 
   constructor(
     readonly db: SqlDatabase,
@@ -80,7 +82,10 @@ export class EventsRuntime {
     this.sequencer = new Sequencer(
       db,
       { ...options.timing, retentionMs: options.config.retentionMs },
-      () => this.hub.nudge(),
+      (head) => {
+        this.hub.nudge();
+        for (const listener of this.sequenced) listener(head);
+      },
       report('sequencer'),
     );
     this.recorder = new ChangeRecorder(db, () => this.sequencer.nudge());

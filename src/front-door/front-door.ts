@@ -6,6 +6,8 @@ export interface Links {
   collections: Record<string, string>;
   /** The change feed of every collection; absent with EVENTS_ENABLED=false (no such route). */
   events?: string;
+  /** The webhook subscriptions (the feed delivered); absent with EVENTS_ENABLED=false. */
+  webhooks?: string;
   docs: string;
   openapi: string;
   health: { live: string; ready: string };
@@ -13,6 +15,9 @@ export interface Links {
 
 /** The change feed of every collection (EventsModule). */
 const EVENTS = '/api/events';
+
+/** The webhook subscriptions (WebhooksModule), served with the change feed. */
+const WEBHOOKS = '/api/webhooks';
 
 /** The paths of the documentation and health routes (set up in setup.ts and HealthModule). */
 const FIXED = {
@@ -32,7 +37,7 @@ export class FrontDoor {
   constructor(collections: readonly ResourceDeclaration[], events: boolean) {
     this.paths = {
       collections: Object.fromEntries(collections.map((c) => [c.plural, `${c.path}/`])),
-      ...(events ? { events: EVENTS } : {}),
+      ...(events ? { events: EVENTS, webhooks: WEBHOOKS } : {}),
       ...FIXED,
     };
   }
@@ -44,12 +49,13 @@ export class FrontDoor {
 
   /** The links under `origin` (`http://localhost:3000`). */
   links(origin: string): Links {
-    const { collections, events, docs, openapi, health } = this.paths;
+    const { collections, events, webhooks, docs, openapi, health } = this.paths;
     return {
       collections: Object.fromEntries(
         Object.entries(collections).map(([name, path]) => [name, origin + path]),
       ),
       ...(events ? { events: origin + events } : {}),
+      ...(webhooks ? { webhooks: origin + webhooks } : {}),
       docs: origin + docs,
       openapi: origin + openapi,
       health: { live: origin + health.live, ready: origin + health.ready },
@@ -74,6 +80,11 @@ export function linksSchema(names: string[]): Schema {
       events: {
         ...url,
         description: 'The change feed of every collection; absent when EVENTS_ENABLED=false.',
+      },
+      webhooks: {
+        ...url,
+        description:
+          'The webhook subscriptions (the change feed delivered); absent when EVENTS_ENABLED=false.',
       },
       docs: { ...url, description: 'The API documentation (Swagger UI).' },
       openapi: { ...url, description: 'This OpenAPI document.' },

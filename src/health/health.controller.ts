@@ -46,6 +46,7 @@ const READY: Schema = {
   xml: { name: 'hash' },
 };
 import { Lifecycle } from './lifecycle';
+import { READINESS_DETAILS, ReadinessDetails } from './readiness';
 
 @Controller('health')
 export class HealthController {
@@ -61,6 +62,7 @@ export class HealthController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(RateLimiter) private readonly limiter: RateLimiter | null = null,
     @Optional() @Inject(AccessControl) private readonly access: AccessControl | null = null,
+    @Optional() @Inject(READINESS_DETAILS) private readonly extra: ReadinessDetails | null = null,
   ) {
     if (config.metricsToken) this.detailsToken = digest(config.metricsToken);
   }
@@ -167,6 +169,11 @@ export class HealthController {
         this.indicators.check('issuer').up({ ...(await verifier.issuerState(ISSUER_WAIT_MS)) }),
       );
     }
+    // The webhooks, where there are any: their numbers and how far behind, never a reason to
+    // be unready.
+    const extra = this.extra;
+    const told = extra && (await extra.details().catch(() => ({ state: 'unknown' })));
+    if (extra && told) checks.push(() => this.indicators.check(extra.name).up(told));
     try {
       return await this.health.check(checks);
     } catch (error) {

@@ -11,7 +11,7 @@
  * own; the gauges are prom-client's, read only when /metrics is scraped.
  */
 import type { Request } from 'express';
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClusterStatus, SqlObserver, StatementKind } from '../rest/db/sql-database';
 
 /** The `route` label of a request that matched no route (404, or answered before routing). */
@@ -252,6 +252,60 @@ export class Metrics {
         for (const node of status().nodes) this.set({ node: node.name }, node.writer ? 1 : 0);
       },
     });
+  }
+
+  /**
+   * Webhooks (src/webhooks): `webhook_attempts_total` by outcome (delivered, failed, given_up,
+   * disabled, skipped) and `webhook_delivery_lag_seconds`, from a write to its delivery, counted
+   * by the instance that made them; read when scraped, `webhook_subscriptions` by status (every
+   * instance tells the same) and `webhook_subscription_lag_seconds`, how long the event a
+   * subscription this instance delivers now has waited (0 when it is caught up).
+   */
+  addWebhooks(source: { counts(): Promise<Record<string, number>>; lags(): [number, number][] }): {
+    attempted(outcome: string): void;
+    delivered(lagMs: number): void;
+  } {
+    const attempts = new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts made by this instance, by outcome.',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    const lag = new Histogram({
+      name: 'webhook_delivery_lag_seconds',
+      help: 'Time from a write to the delivery of its event to a subscription (a 2xx).',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: 'webhook_subscriptions',
+      help: 'Webhook subscriptions, by status (active, disabled).',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        for (const [status, n] of Object.entries(await source.counts())) this.set({ status }, n);
+      },
+    });
+    new Gauge({
+      name: 'webhook_subscription_lag_seconds',
+      help: 'How long the next event of each subscription this instance delivers has waited (0: caught up).',
+      labelNames: ['subscription'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [id, seconds] of source.lags()) this.set({ subscription: String(id) }, seconds);
+      },
+    });
+    // A child per outcome, found once: no label hashing per attempt.
+    const byOutcome = new Map<string, { inc(): void }>();
+    return {
+      attempted: (outcome) => {
+        let child = byOutcome.get(outcome);
+        if (!child) byOutcome.set(outcome, (child = attempts.labels(outcome)));
+        child.inc();
+      },
+      delivered: (ms) => lag.observe(ms / 1000),
+    };
   }
 
   /** Counts a finished request: `route` is the Express route object when one matched. */

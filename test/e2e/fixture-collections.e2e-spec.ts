@@ -107,6 +107,7 @@ describe('the fixture collections, fixture_tags and fixture_notes', () => {
         ...WITH_FIXTURES.map((c) => c.declaration.plural),
         'front-door',
         'events',
+        'webhooks',
         'health',
       ]);
       expect(res.body.info.description).toContain('fixture tags and fixture notes under /api/demo');
@@ -186,7 +187,9 @@ describe('the fixture collections, fixture_tags and fixture_notes', () => {
 
   describe('writes', () => {
     it('should create in JSON and in XML, with defaults, timestamps, Location and ETag', async () => {
-      const { res, before, after } = await t.send('post', TAGS, { fixture_tag: { label: 'violet' } });
+      const { res, before, after } = await t.send('post', TAGS, {
+        fixture_tag: { label: 'violet' },
+      });
       expectJson(res, 201);
       const violet = await t.lastId('fixture_tags');
       expectLocation(res, `${TAGS}/${violet}`);
@@ -222,10 +225,13 @@ describe('the fixture collections, fixture_tags and fixture_notes', () => {
     });
 
     it('should refuse what their declarations refuse, naming the fields', async () => {
-      expectInvalid((await t.send('post', TAGS, { fixture_tag: { label: 'red', weight: 101 } })).res, {
-        label: ['A fixture tag with this label already exists.'],
-        weight: ['Must be at most 100.'],
-      });
+      expectInvalid(
+        (await t.send('post', TAGS, { fixture_tag: { label: 'red', weight: 101 } })).res,
+        {
+          label: ['A fixture tag with this label already exists.'],
+          weight: ['Must be at most 100.'],
+        },
+      );
       expectInvalid(
         (await t.send('post', TAGS, { fixture_tag: { label: 'x', weight: -1, user_id: 9 } })).res,
         {
@@ -233,10 +239,13 @@ describe('the fixture collections, fixture_tags and fixture_notes', () => {
           user_id: ['No user with id 9.'],
         },
       );
-      expectInvalid((await t.send('post', NOTES, { fixture_note: { title: ' ', user_id: 1 } })).res, {
-        title: ['May not be blank.'],
-        user_id: ['Unknown field; fixture_note has no such field.'],
-      });
+      expectInvalid(
+        (await t.send('post', NOTES, { fixture_note: { title: ' ', user_id: 1 } })).res,
+        {
+          title: ['May not be blank.'],
+          user_id: ['Unknown field; fixture_note has no such field.'],
+        },
+      );
     });
 
     it('should leave a tag ownerless when its owner goes (SET NULL)', async () => {

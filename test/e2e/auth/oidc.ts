@@ -17,13 +17,14 @@ export const CLIENTS: Client[] = [
   { id: 'emails-bot', secret: 'emails-bot-secret-012345', scopes: ['emails:write'] },
   { id: 'reader', secret: 'reader-secret-0123456789', scopes: ['records:read'] },
   { id: 'nobody', secret: 'nobody-secret-0123456789', scopes: ['profile'] },
+  { id: 'webhooks-admin', secret: 'webhooks-admin-secret-01', scopes: ['webhooks:admin'] },
 ];
 
 /** Starts the provider before the suite's app (register it first) and stops it after. */
 export function useProvider(): { provider: OidcProvider } {
   const holder = {} as { provider: OidcProvider };
   beforeAll(async () => {
-    holder.provider = await OidcProvider.start(scopesOf(PLURALS), CLIENTS);
+    holder.provider = await OidcProvider.start([...scopesOf(PLURALS), 'webhooks:admin'], CLIENTS);
   }, HOOK_TIMEOUT);
   afterAll(() => holder.provider?.stop(), HOOK_TIMEOUT);
   return holder;

@@ -32,6 +32,33 @@ describe('access control with OpenID Connect tokens', () => {
     t.request({ method: 'post', path, body, headers });
 
   describe('scopes', () => {
+    it('should open the webhook subscriptions to webhooks:admin and the API token only, reads included', async () => {
+      const writer = await oidc.provider.token('admin', ['records:read', 'records:write']);
+      for (const method of ['get', 'post'] as const) {
+        const res = await t.request({
+          method,
+          path: '/api/webhooks',
+          body: method === 'post' ? { url: 'https://example.com/hook' } : undefined,
+          headers: bearer(writer),
+        });
+        expect(res.status).toBe(403);
+        expect(res.headers['www-authenticate']).toBe(insufficient('webhooks:admin'));
+        expect(res.body).toEqual({
+          message:
+            'This token does not allow managing webhooks: it needs the scope webhooks:admin.',
+        });
+      }
+      const admin = await oidc.provider.token('webhooks-admin', ['webhooks:admin']);
+      const listed = await t.request({ path: '/api/webhooks', headers: bearer(admin) });
+      expect(listed.status).toBe(200);
+      const byToken = await t.request({
+        path: '/api/webhooks',
+        headers: { Authorization: `Bearer ${API_TOKEN}` },
+      });
+      expect(byToken.status).toBe(200);
+      expect(await t.rows('webhook_subscriptions')).toEqual([]);
+    });
+
     it('should let a marbles:write token create, change, act on and delete marbles', async () => {
       const token = await oidc.provider.token('marbles-bot', ['marbles:write']);
       const created = await post('/api/demo/marbles', NEW_MARBLE, bearer(token));

@@ -88,7 +88,8 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
       (row) => row.id as string,
     );
     expect(ids).toHaveLength(5);
-    await migrateWith(MIGRATIONS);
+    // Up to this one: its `down` is then the last migration's, as the test reverts it.
+    await migrateWith(MIGRATIONS.slice(0, BEFORE + 1));
     await dataSource.runMigrations();
 
     expect(

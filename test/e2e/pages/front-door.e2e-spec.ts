@@ -1,6 +1,6 @@
 /**
  * The front door: `GET /` and `GET /api` link to every collection the application serves, the
- * change feed of every collection (`/api/events`, when EVENTS_ENABLED), the API documentation, the OpenAPI document and the health routes, in JSON or XML (negotiated as
+ * change feed of every collection (`/api/events`, when EVENTS_ENABLED) and its webhooks, the API documentation, the OpenAPI document and the health routes, in JSON or XML (negotiated as
  * every route is), with the scheme and host of the request. Each link answers.
  */
 import { COLLECTIONS, COLLECTION_NAMES, loadConfig } from '../../sources';
@@ -18,6 +18,7 @@ describe('the front door', () => {
         COLLECTIONS.map(({ declaration }) => [declaration.plural, `${origin}${declaration.path}/`]),
       ),
       events: `${origin}/api/events`,
+      webhooks: `${origin}/api/webhooks`,
       docs: `${origin}/api/docs/`,
       openapi: `${origin}/api/openapi.json`,
       health: { live: `${origin}/health/live`, ready: `${origin}/health/ready` },
@@ -30,7 +31,14 @@ describe('the front door', () => {
     expect(res.body).toEqual(expected(new URL(res.request.url).host));
     // In this order: the collections as the application lists them, then the rest.
     expect(Object.keys(res.body.collections)).toEqual(COLLECTION_NAMES);
-    expect(Object.keys(res.body)).toEqual(['collections', 'events', 'docs', 'openapi', 'health']);
+    expect(Object.keys(res.body)).toEqual([
+      'collections',
+      'events',
+      'webhooks',
+      'docs',
+      'openapi',
+      'health',
+    ]);
     expect(res.body.collections.movies).toBe(
       `http://${new URL(res.request.url).host}/api/plain/movies/`,
     );
@@ -51,6 +59,7 @@ describe('the front door', () => {
           .join('') +
         '</collections>' +
         `<events>${links.events}</events>` +
+        `<webhooks>${links.webhooks}</webhooks>` +
         `<docs>${links.docs}</docs>` +
         `<openapi>${links.openapi}</openapi>` +
         `<health><live>${links.health.live}</live><ready>${links.health.ready}</ready></health>` +
@@ -91,6 +100,20 @@ describe('the front door', () => {
     }
   });
 
+  it('should link the webhooks, which refuse everyone while no access control is configured', async () => {
+    const res = await t.http().get('/api');
+    const answer = await t.http().get(new URL(res.body.webhooks as string).pathname);
+    expectJson(answer, 403);
+    expect(answer.body).toEqual({
+      message:
+        'Webhook subscriptions need access control: set API_TOKEN (or AUTH_ISSUER / AUTH_JWKS_URL, ' +
+        'with the webhooks:admin scope); WEBHOOK_ALLOW_PRIVATE=true opens them without it, for development.',
+    });
+    const create = await t.http().post('/api/webhooks').send({ url: 'https://example.com/hook' });
+    expectJson(create, 403);
+    expect(await t.rows('webhook_subscriptions')).toEqual([]);
+  });
+
   it('should be described in the OpenAPI document, under both paths', async () => {
     const doc = (await t.http().get('/api/openapi.json')).body as {
       paths: Record<string, { get?: { operationId: string; tags: string[] } }>;
@@ -109,5 +132,6 @@ describe('the front door with the change feed off (EVENTS_ENABLED=false)', () =>
     expectJson(res, 200);
     expect(Object.keys(res.body)).toEqual(['collections', 'docs', 'openapi', 'health']);
     expect((await t.http().get('/api/events')).status).toBe(404);
+    expect((await t.http().get('/api/webhooks')).status).toBe(404);
   });
 });

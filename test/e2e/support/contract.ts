@@ -17,7 +17,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 /** Query parameters that leave fields out of records: only, except and fields. */
 const SELECTION = /[?&](only|except|fields)=[^&]/;
 const SUFFIX = /\.[A-Za-z][A-Za-z0-9]*$/;
-const API = /^\/(api\/(demo|plain)|health)\//;
+const API = /^\/((api\/(demo|plain)|health)\/|api\/webhooks(\/|\.|$))/;
 
 /**
  * Answers that need no route: the token and its scopes, the rate limit, the format, the body, and

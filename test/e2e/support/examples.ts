@@ -27,10 +27,25 @@ export function describeDocumentExamples(collections: readonly Collection[], tok
         async () => {
           const doc = (await t.http().get('/api/openapi.json')).body as Json;
           const outcomes: unknown[] = [];
+          /** The id of the record each create path made. */
+          const created = new Map<string, number>();
           const expected: unknown[] = [];
-          for (const [path, item] of Object.entries(doc.paths as Json)) {
-            for (const [method, op] of Object.entries(item as Json) as [string, Json][]) {
-              const id = (op.parameters as Json[]).find((p) => p.name === 'id')?.example;
+          // In the document's order, DELETEs last: a record (a webhook subscription) one deletes
+          // may be what the routes after it in the document act on.
+          const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+            (Object.entries(item as Json) as [string, Json][]).map(
+              ([method, op]) => [path, method, op] as const,
+            ),
+          );
+          operations.sort((a, b) => Number(a[1] === 'delete') - Number(b[1] === 'delete'));
+          {
+            for (const [path, method, op] of operations) {
+              // A webhook subscription's routes act on the one the document's create made: its
+              // id is the database's (on a Galera cluster, not 1 after other suites' rows).
+              const idExample = (op.parameters as Json[]).find((p) => p.name === 'id')?.example;
+              const id = path.startsWith('/api/webhooks/')
+                ? created.get('/api/webhooks')
+                : idExample;
               let req = t
                 .http()
                 [method as 'get'](path.replace('{id}', String(id)))
@@ -38,6 +53,9 @@ export function describeDocumentExamples(collections: readonly Collection[], tok
               const example = op.requestBody?.content[type].example;
               if (example !== undefined) req = req.set('Content-Type', type).send(example);
               const res: Response = await req;
+              if (res.status === 201 && res.headers.location) {
+                created.set(path, Number(/\/(\d+)$/.exec(res.headers.location as string)?.[1]));
+              }
               outcomes.push([op.operationId, res.status, res.status >= 400 ? res.text : '']);
               expected.push([op.operationId, Number(Object.keys(op.responses as Json)[0]), '']);
             }

@@ -225,9 +225,14 @@ export class TestApp {
     return { res, before, after: Date.now() };
   }
 
-  /** Deletes every row of every table. */
-  reset(): Promise<void> {
-    return this.demoData.clear();
+  /**
+   * Deletes every row of every table: the collections' and shared ones (DemoData), and the
+   * webhook subscriptions with their attempts (the service's own, which demo data never touches).
+   */
+  async reset(): Promise<void> {
+    await this.demoData.clear();
+    await this.dataSource.query(`DELETE FROM ${this.quote('webhook_deliveries')}`);
+    await this.dataSource.query(`DELETE FROM ${this.quote('webhook_subscriptions')}`);
   }
 
   /** Empties every table and restarts the id sequences, so new records get ids 1, 2, … */

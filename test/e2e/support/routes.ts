@@ -62,3 +62,15 @@ export function eventRoutes(collections: readonly Collection[]): string[] {
 
 /** The query parameters of a paginated index, in the order the document lists them first. */
 export const INDEX_PARAMETERS = ['page', 'page_size', 'ordering', 'search', 'only', 'except'];
+
+/** The webhook subscriptions' routes (docs/webhooks.md), as the document lists them. */
+export const WEBHOOK_ROUTES = [
+  'GET /api/webhooks listWebhooks',
+  'POST /api/webhooks createWebhook',
+  'GET /api/webhooks/{id} showWebhook',
+  'PATCH /api/webhooks/{id} updateWebhook',
+  'DELETE /api/webhooks/{id} deleteWebhook',
+  'GET /api/webhooks/{id}/deliveries listWebhookDeliveries',
+  'POST /api/webhooks/{id}/replay replayWebhook',
+  'POST /api/webhooks/{id}/rotate_secret rotateWebhookSecret',
+];

@@ -28,16 +28,17 @@ describe('API documentation page in a browser', () => {
     });
     await page.goto(`${web.base}/api/docs/`, { waitUntil: 'networkidle' });
 
-    for (const tag of [...COLLECTION_NAMES, 'events', 'health']) {
+    for (const tag of [...COLLECTION_NAMES, 'events', 'webhooks', 'health']) {
       await page.locator(`#operations-tag-${tag}`).waitFor({ timeout: 15_000 });
     }
     const tags = await page
       .locator('.opblock-tag-section h3 a span, .opblock-tag-section h3 span')
       .allInnerTexts();
-    // The collections, then the change feed's and the health routes' tags.
+    // The collections, then the change feed's, the webhooks' and the health routes' tags.
     expect(tags.filter((x) => /^[a-z_]+$/.test(x))).toEqual([
       ...COLLECTION_NAMES,
       'events',
+      'webhooks',
       'health',
     ]);
 
@@ -59,8 +60,13 @@ describe('API documentation page in a browser', () => {
     };
     const outcomes: [string, string][] = [];
     const expected: [string, string][] = [];
-    for (const item of Object.values(doc.paths)) {
-      for (const op of Object.values(item)) {
+    // In the document's order, DELETEs last: a webhook subscription one deletes is what the
+    // routes after it in the document act on.
+    const operations = Object.entries(doc.paths)
+      .flatMap(([, item]) => Object.entries(item).map(([method, op]) => ({ method, op })))
+      .sort((a, b) => Number(a.method === 'delete') - Number(b.method === 'delete'));
+    {
+      for (const { op } of operations) {
         expected.push([op.operationId, Object.keys(op.responses)[0]]);
         const operation = page.locator(`#operations-${op.tags[0]}-${op.operationId}`);
         await operation.locator('.opblock-summary').first().click();

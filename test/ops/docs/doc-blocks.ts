@@ -9,9 +9,9 @@
  *   its http://localhost:9400. Info string `sh background`: a command
  *   that keeps running (a stream, "in one terminal") while the commands after it run ("in
  *   another"); its answer is checked once the next command has run.
- * - ```ts or ```json whose first line is `// <name>`, a name without a folder: a file to save
- *   under that name in the current directory (a tsconfig.json takes comments). The recipe's
- *   files of docs/adding-a-collection.md, `// src/tags/<file>`, are recipe.spec.ts's.
+ * - ```ts, ```js or ```json whose first line is `// <name>`, a name without a folder: a file
+ *   to save under that name in the current directory (a tsconfig.json takes comments). The
+ *   recipe's files of docs/adding-a-collection.md, `// src/tags/<file>`, are recipe.spec.ts's.
  * - ```http, ```json, ```xml, ```text right after a command: what it answers. An ```http block
  *   holds the status line, the headers that matter (each must be in the answer with that value)
  *   and, after a blank line, the body; any other block holds the whole output. `…` stands for any
@@ -73,7 +73,7 @@ export function stepsOf(file: string, skipped: readonly string[] = []): Step[] {
   const steps: Step[] = [];
   blocks.forEach((block, i) => {
     const file = FILE.exec(block.body);
-    if (file && (block.lang === 'ts' || block.lang === 'json')) {
+    if (file && (block.lang === 'ts' || block.lang === 'js' || block.lang === 'json')) {
       steps.push({ kind: 'file', name: file[1], body: block.body, line: block.line });
       return;
     }

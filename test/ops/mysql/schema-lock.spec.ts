@@ -26,6 +26,8 @@ const TABLES = [
   'record_event_outbox',
   'record_event_sequencer',
   'users',
+  'webhook_deliveries',
+  'webhook_subscriptions',
 ];
 const DEMO_COUNTS = {
   users: 100,

@@ -14,6 +14,7 @@ import {
   ALL_READ,
   ALL_WRITE,
   AccessRules,
+  WEBHOOKS_ADMIN,
   ProtectedCollection,
   Requirement,
   grants,
@@ -48,7 +49,7 @@ type Identified = Request & { [OUTCOME]?: [Requirement | undefined, Outcome] };
 
 const API_TOKEN_PRINCIPAL: Principal = {
   actor: API_TOKEN_ACTOR,
-  scopes: new Set([ALL_READ, ALL_WRITE]),
+  scopes: new Set([ALL_READ, ALL_WRITE, WEBHOOKS_ADMIN]),
 };
 
 export class AccessControl {

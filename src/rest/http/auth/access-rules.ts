@@ -18,7 +18,14 @@ export interface ProtectedCollection {
 export const ALL_READ = 'records:read';
 export const ALL_WRITE = 'records:write';
 
-export type Action = 'read' | 'write';
+/**
+ * The scope of the webhook subscriptions (`/api/webhooks`), reads included: they hold the
+ * secrets the deliveries are signed with, and say where the whole feed goes.
+ */
+export const WEBHOOKS_ADMIN = 'webhooks:admin';
+const WEBHOOKS = /^\/api\/webhooks(?:$|[/.])/;
+
+export type Action = 'read' | 'write' | 'admin';
 
 /** What one request needs: any one of `scopes`. */
 export interface Requirement {
@@ -47,6 +54,13 @@ export class AccessRules {
   private readonly collections: { prefix: string; read: Requirement; write: Requirement }[];
   private readonly otherRead: Requirement;
   private readonly otherWrite: Requirement;
+  private readonly webhooks: Requirement = {
+    action: 'admin',
+    scopes: [WEBHOOKS_ADMIN],
+    unauthenticated:
+      'Webhook subscriptions need a valid bearer token (Authorization: Bearer <token>).',
+    forbidden: `This token does not allow managing webhooks: it needs the scope ${WEBHOOKS_ADMIN}.`,
+  };
 
   constructor(
     collections: readonly ProtectedCollection[],
@@ -71,6 +85,7 @@ export class AccessRules {
    */
   requirementOf(method: string, path: string): Requirement | undefined {
     if (method === 'OPTIONS') return undefined;
+    if (WEBHOOKS.test(path)) return this.webhooks;
     const write = isWrite(method);
     if (!write && (!this.readsRequired || OPEN.test(path))) return undefined;
     for (const c of this.collections) {

@@ -52,6 +52,8 @@ export interface PageContext {
   ignored?: Readonly<Record<string, readonly string[]>>;
   /** The feed the page's live notice listens to, when it has one. */
   live?: LiveFeed;
+  /** The titled links of the answer's `Link` header (a subscription's deliveries). */
+  links?: { href: string; title: string }[];
 }
 
 /** What the page needs of the request beyond what every renderer gets, from the HTTP layer. */

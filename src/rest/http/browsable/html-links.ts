@@ -46,3 +46,14 @@ function decode(s: string): string {
     return s;
   }
 }
+
+/**
+ * The links of a `Link` header that carry a title (`<url>; rel="first"; title="Start again from
+ * the oldest event kept"`, as the change feed's 409 and 410 send, or a webhook subscription's
+ * link to its deliveries): a page offers them to follow. Only the form the service itself writes
+ * is read (its URLs have no `>`, its titles no `"`).
+ */
+export function titledLinks(header: string | undefined): { href: string; title: string }[] {
+  const found = (header ?? '').matchAll(/<([^>]*)>;[^,<]*?\btitle="([^"]*)"/g);
+  return [...found].map(([, href, title]) => ({ href, title }));
+}

@@ -4,6 +4,7 @@ import { HtmlRequest, PageRequest, RecordAction } from './html-context';
 import { ResourceDefinition, perResource } from '../../core/resource';
 import { ASSET_URLS } from './html-assets';
 import { LIVE_FEED, LiveFeed } from './html-live';
+import { titledLinks } from './html-links';
 
 interface Operation {
   summary?: string;
@@ -99,5 +100,6 @@ export function pageRequest(req: Request): PageRequest {
     resource,
     actions: resource ? pages.actionsOf(resource) : undefined,
     live: res.locals[LIVE_FEED] as LiveFeed | undefined,
+    links: titledLinks(res.getHeader('Link') as string | undefined),
   };
 }

@@ -31,7 +31,7 @@ export function resultPage(
     else if (data.kind === 'record') body = recordBody(data.record, resource, ctx);
   }
   if (data.kind === 'message') body = messageBody(data.message, data.records, resource, ctx);
-  if (data.kind === 'object') body = objectBody(data.value);
+  if (data.kind === 'object') body = objectBody(data.value, ctx);
   return layout(ctx, resource, body, bodies.json, bodies.xml);
 }
 
@@ -97,24 +97,76 @@ function messageBody(
 }
 
 /**
- * An answer that is no record of a collection (the front door, health): its members as a nested
- * list, each web address a link, so that a person can follow them.
+ * An answer that is no record of a collection (the front door, health, the webhook
+ * subscriptions): its members as a nested list, each web address a link, a list of objects as a
+ * table (in `results`, a row with an `id` links to its own page, `<this path>/<id>`), and the
+ * titled links of its `Link` header, so that a person can follow them.
  */
-function objectBody(value: Row): Html {
+function objectBody(value: Row, ctx: PageContext): Html {
+  const links = ctx.links ?? [];
   return markup`<section aria-labelledby="object-h">
     <h2 id="object-h">Contents</h2>
-    ${members(value)}
+    ${members(value, ctx)}
+    ${
+      links.length > 0
+        ? markup`<ul class="related">
+            ${links.map((l) => markup`<li><a href="${href(l.href)}">${l.title}</a></li>`)}
+          </ul>`
+        : undefined
+    }
   </section>`;
 }
 
-function members(value: Row): Html {
+function members(value: Row, ctx: PageContext): Html {
   return markup`<dl class="members">
     ${Object.entries(value).map(
       ([name, member]) =>
         markup`<dt>${name}</dt>
-          <dd>${member !== null && typeof member === 'object' && !Array.isArray(member) ? members(member as Row) : memberValue(member)}</dd>`,
+          <dd>${memberOf(name, member, ctx)}</dd>`,
     )}
   </dl>`;
+}
+
+function memberOf(name: string, member: unknown, ctx: PageContext): Html {
+  if (Array.isArray(member) && member.length > 0 && member.every(isRow)) {
+    return rowsTable(name, member, name === 'results' ? ctx : undefined);
+  }
+  if (Array.isArray(member) && member.length === 0 && name === 'results') {
+    return markup`<span class="muted">none</span>`;
+  }
+  if (isRow(member)) return members(member, ctx);
+  return memberValue(member);
+}
+
+function isRow(value: unknown): value is Row {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Rows of an answer as a table; with `linked`, an `id` links to `<the page's path>/<id>`. */
+function rowsTable(name: string, rows: Row[], linked: PageContext | undefined): Html {
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const base = linked?.path.replace(/\/$/, '');
+  return markup`<div class="table-wrap" tabindex="0" role="region" aria-label="${name}">
+    <table class="records">
+      <thead>
+        <tr>
+          ${columns.map((c) => markup`<th scope="col">${c}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (row) =>
+            markup`<tr>
+              ${columns.map((c) =>
+                c === 'id' && base !== undefined && typeof row.id === 'number'
+                  ? markup`<th scope="row"><a href="${href(linkTo(linked!, `${base}/${row.id}`))}">${String(row.id)}</a></th>`
+                  : markup`<td>${isRow(row[c]) ? cell(row[c]) : memberValue(row[c])}</td>`,
+              )}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 function memberValue(value: unknown): Html {

@@ -16,6 +16,7 @@ import { ignoredOf } from '../../core/list-query';
 import { encodeXml } from '../../core/output/xml';
 import { Envelope, PageContext, PageData, PageRequest, statusLine } from './html-context';
 import { errorPage, resultPage } from './html-pages';
+import { titledLinks } from './html-links';
 
 /** A request that can say what its page needs (how it was asked, the route's title, the assets). */
 export interface PageRenderRequest extends RenderRequest {
@@ -46,17 +47,6 @@ function pageContext(request: PageRenderRequest, headers: ResponseHeaders): Page
       shown[name],
     ]),
   };
-}
-
-/**
- * The links of an error's `Link` header that carry a title (`<url>; rel="first"; title="Start
- * again from the oldest event kept"`, as the change feed's 409 and 410 send): the page offers
- * them to follow. Only the form the service itself writes is read (its URLs have no `>`, its
- * titles no `"`).
- */
-function titledLinks(header: string | undefined): { href: string; title: string }[] {
-  const found = (header ?? '').matchAll(/<([^>]*)>;[^,<]*?\btitle="([^"]*)"/g);
-  return [...found].map(([, href, title]) => ({ href, title }));
 }
 
 export const HTML_RENDERER: Renderer = {

@@ -410,6 +410,10 @@ function errorResponses(): Record<string, Json> {
       errors: { name: ['This field is required.'] },
     },
     401: { message: 'Writes need a valid bearer token (Authorization: Bearer <token>).' },
+    403: {
+      message:
+        'This token does not allow writing marbles: it needs the scope marbles:write or records:write.',
+    },
     404: { message: 'Marble 99 not found.' },
     405: { message: 'Method PUT is not allowed here; allowed: GET, HEAD, POST, OPTIONS.' },
     406: { message: 'Format "tsv" is not available; use json, xml or csv.' },

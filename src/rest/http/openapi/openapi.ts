@@ -112,6 +112,11 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
     description:
       'No bearer token where one is needed, or a token that is not valid (`WWW-Authenticate` says why).',
   },
+  403: {
+    name: 'Forbidden',
+    description:
+      'The token lacks the scope this operation needs; or webhooks, with no access control configured (docs/webhooks.md).',
+  },
   404: { name: 'NotFound', description: 'No such record (or the id is not a positive integer).' },
   405: {
     name: 'MethodNotAllowed',
