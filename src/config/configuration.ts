@@ -88,6 +88,11 @@ export interface WebhooksConfig {
   secretGraceMs: number;
   /** WEBHOOK_ALLOW_PRIVATE (default false): http and loopback or private addresses allowed. */
   allowPrivate: boolean;
+  /**
+   * WEBHOOK_DELIVERY (default true): this instance delivers subscriptions. `false`: it serves
+   * /api/webhooks and writes, and leaves every delivery to the instances that deliver.
+   */
+  deliver: boolean;
   /** Leases, saves and polls (webhooks/dispatcher.ts): no variable sets them; tests shorten them. */
   timing?: Partial<{ leaseMs: number; tickMs: number; saveEveryMs: number; pollMs: number }>;
 }
@@ -362,6 +367,7 @@ export function loadConfig(
       retryScheduleMs: schedule,
       secretGraceMs: graceSeconds * 1000,
       allowPrivate: flag(vars.WEBHOOK_ALLOW_PRIVATE ?? 'false'),
+      deliver: flag(vars.WEBHOOK_DELIVERY ?? 'true'),
     },
   };
 }

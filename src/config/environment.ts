@@ -206,6 +206,10 @@ export class Environment {
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   WEBHOOK_ALLOW_PRIVATE?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  WEBHOOK_DELIVERY?: string;
 }
 
 /** The variables `Environment` declares; an empty value counts as unset. */
@@ -254,6 +258,7 @@ export const ENVIRONMENT_VARIABLES = [
   'WEBHOOK_RETRY_SCHEDULE',
   'WEBHOOK_SECRET_GRACE',
   'WEBHOOK_ALLOW_PRIVATE',
+  'WEBHOOK_DELIVERY',
 ] as const satisfies readonly (keyof Environment)[];
 
 /** The declared variables of `env` that are set. */
