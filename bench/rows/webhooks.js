@@ -2,7 +2,7 @@
  * The webhooks' rows of `npm run bench` (docs/benchmark.md, "Webhooks"), on one instance of the
  * service of its own (WEBHOOK_ALLOW_PRIVATE=true: the receivers are on loopback):
  *
- *  - "create, 10 webhooks / none": the write rows' load (wrk, bench/write.lua's creates, the
+ *  - "create, 10 webhooks / none": the write rows' load (wrk, bench/lua/write.lua's creates, the
  *    write rows' connections) in alternating rounds, with BENCH_WEBHOOKS subscriptions (10) to
  *    every marble event and with none (the same instance, its subscriptions deleted). Writes
  *    req/s and CPU per request with and without; the target is >= 0.9 of none.
@@ -24,7 +24,7 @@
 'use strict';
 
 const http = require('node:http');
-const lib = require('./lib');
+const lib = require('../lib');
 
 const { fail } = lib;
 
