@@ -254,6 +254,22 @@ const SERVERS = {
     probe: '/api/demo/marbles/1',
     env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
   },
+  /** The webhooks' split rows: the instance written to, which delivers nothing ... */
+  serviceWebhooksWriter: {
+    label: 'service, webhooks, writes only',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3114 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_DELIVERY: 'false' },
+  },
+  /** ... and the instance that delivers every subscription (at a lower priority). */
+  serviceWebhooksDeliverer: {
+    label: 'service, webhooks, delivery only',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3115 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+  },
 };
 
 /** `Authorization: Bearer <the provider's JWT>`, filled in once bench/rows/access.js has it. */
@@ -1286,12 +1302,14 @@ async function runSize(settings, size) {
         ok = feed.printFeed(result) && ok;
         printMemory(running);
       }
-      if (webhookRows) {
-        // Alone on the database too: its subscriptions are delivered by it, and by it only.
+      // Alone on the database too: its subscriptions are delivered by it (or its deliverer) only.
+      for (const group of webhookRows ? webhooks.webhookGroups(size.webhooks) : []) {
         await stopServers(running);
-        running = await startServers(settings, { name: size.name, scenarios: size.webhooks });
+        running = await startServers(settings, { name: size.name, scenarios: group });
         started.push(...Object.values(running));
-        const server = running[size.webhooks[0].service];
+        const server = running[group[0].service];
+        const deliverer = group[0].elsewhere ? running[group[0].reference] : undefined;
+        if (deliverer) os.setPriority(deliverer.child.proc.pid, webhooks.DELIVERER_NICE);
         const load = async (duration) =>
           lib.runWrk({
             port: server.port,
@@ -1305,9 +1323,13 @@ async function runSize(settings, size) {
           });
         const result = await webhooks.measureWebhooks(
           { port: server.port, pid: server.child.proc.pid },
-          size.webhooks,
+          group,
           settings,
-          { load, cleanUp: () => cleanUpWrites(settings, writes) },
+          {
+            load,
+            cleanUp: () => cleanUpWrites(settings, writes),
+            deliverer: deliverer && { pid: deliverer.child.proc.pid },
+          },
         );
         ok = webhooks.printWebhooks(result) && ok;
         printMemory(running);
