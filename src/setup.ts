@@ -13,7 +13,7 @@ import { FEED_MIDDLEWARE } from './events/events.module';
 import { metricsHandler, Observability } from './observability/observability';
 import { ApiDocs } from './rest/http/openapi/api-docs';
 import { bodyParsers } from './rest/http/request/body';
-import { weakETag } from './rest/http/response/etag';
+import { weakETagsOnSuccessfulReads } from './rest/http/response/etag';
 import { serveAssets } from './rest/http/browsable/html-assets';
 import { BrowsablePages } from './rest/http/browsable/html-page';
 import { negotiateFormat } from './rest/http/request/format';
@@ -57,7 +57,7 @@ export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLo
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<AppConfig>(APP_CONFIG);
   app.disable('x-powered-by');
-  app.set('etag', weakETag);
+  weakETagsOnSuccessfulReads(app.getHttpAdapter().getInstance() as Express);
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
   app.use(securityHeaders);
@@ -106,8 +106,12 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
         'traceparent',
         'tracestate',
         'Idempotent-Replayed',
-        // Where to go next: a change feed's 409 or 410 names where to start again (rel=first).
+        // Where to go next: a change feed's 409 or 410 names where to start again (rel=first),
+        // a CSV page its next page.
         'Link',
+        // The rate limit's quota and what is left of it (draft-ietf-httpapi-ratelimit-headers).
+        'RateLimit',
+        'RateLimit-Policy',
       ],
     });
   }
