@@ -4,7 +4,8 @@ import { ShapelessBody } from '../rest/core/output/render';
 import { ApiError } from '../rest/http/response/api-error';
 import { renderResult } from '../rest/http/response/renderers';
 import { ExpressRenderRequest, formatOf, requestUrl } from '../rest/http/response/respond';
-import { EventHub } from './event-hub';
+import { formatIsExplicit, prefersStream } from '../rest/http/request/format';
+import { EventHub, setStreamHeaders } from './event-hub';
 import { EventStore, FeedEvent, parseCursor } from './event-store';
 
 /** `limit` of a page: 1-1000, 100 when not given. */
@@ -44,7 +45,14 @@ export class EventFeed {
       );
     }
     if (after !== undefined && after > 0) await this.check(req, after);
-    if (wantsStream(req)) {
+    if (wantsStream(req, res)) {
+      // HEAD: the stream's headers, and the answer ends (the connection serves the next request).
+      if (req.method === 'HEAD') {
+        res.status(200);
+        setStreamHeaders(res);
+        res.end();
+        return;
+      }
       if (this.draining()) {
         throw new ApiError(503, 'The service is shutting down; connect again.', undefined, {
           'Retry-After': '1',
@@ -157,8 +165,13 @@ function single(req: Request, name: string): string | undefined {
   return typeof last === 'string' ? last : undefined;
 }
 
-function wantsStream(req: Request): boolean {
-  return /(^|,)\s*text\/event-stream/i.test(req.headers.accept ?? '');
+/**
+ * A stream for an Accept that prefers `text/event-stream` (prefersStream: `q=0` refuses it), unless
+ * a suffix or `format=` named the page's format: those win over Accept, as on every route.
+ */
+function wantsStream(req: Request, res: Response): boolean {
+  const accept = req.headers.accept;
+  return accept !== undefined && !formatIsExplicit(res) && prefersStream(accept);
 }
 
 /** The title of the link to `?after=0` in a 409 or 410 (the browsable page shows it). */
