@@ -12,7 +12,7 @@ import { accessLog, resumeSpan } from './logging';
 import { FEED_MIDDLEWARE } from './events/events.module';
 import { metricsHandler, Observability } from './observability/observability';
 import { ApiDocs } from './rest/http/openapi/api-docs';
-import { bodyParsers } from './rest/http/request/body';
+import { answerExpectContinue, bodyParsers } from './rest/http/request/body';
 import { weakETagsOnSuccessfulReads } from './rest/http/response/etag';
 import { serveAssets } from './rest/http/browsable/html-assets';
 import { BrowsablePages } from './rest/http/browsable/html-page';
@@ -70,6 +70,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   // its authority the Host (on the server, before Express: takeOriginForm says why); another
   // request target, or two Host headers, is 400.
   takeOriginForm(app.getHttpServer());
+  // `Expect: 100-continue` with a body over the limit: no `100 Continue`, a 413 before the body.
+  answerExpectContinue(app.getHttpServer());
   app.use(readRequestTarget(negotiate));
   // Before format negotiation: always the Prometheus text format, whatever Accept says. Closed
   // (401 to all) while any access control is on and no METRICS_TOKEN opens it.
