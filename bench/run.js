@@ -52,6 +52,11 @@
  *     3113): creates with 10 subscriptions to every marble event against none, in alternating
  *     rounds, and the delay from each write to each delivery. BENCH_WEBHOOKS (10) subscriptions,
  *     BENCH_WEBHOOK_WAIT (60) seconds at most for the backlog after each run.
+ *  8. Small size, last of all: the hostile bodies (bench/hostile.js), on a service instance of its
+ *     own (port 3114): another client's GET p99 alone and under BENCH_HOSTILE_SENDERS (4) senders
+ *     of bodies built to cost the service (49,000 unknown keys, 90,000 XML attributes, a 10 MiB
+ *     Content-Length with Expect: 100-continue, ...); the target is at most 2x calm.
+ *     `node bench/hostile.js` runs the same rows alone, on SQLite.
  *  6. Small size, after the writes: the change feed (bench/feed.js, the "events to N consumers"
  *     rows), on a service instance of its own (port 3112): the delay from a create's 201 to its
  *     event on 1, 100 and 1,000 open Server-Sent Event streams, and the service's statements per
@@ -116,6 +121,7 @@ const lib = require('./lib');
 const { startAccessDependencies } = require('./access');
 const feed = require('./feed');
 const webhooks = require('./webhooks');
+const hostile = require('./hostile');
 
 const { ROOT, fail } = lib;
 /** Same Host header to both servers in the body check, so next/previous links compare equal. */
@@ -243,6 +249,14 @@ const SERVERS = {
     port: 3113 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+  },
+  /** The hostile bodies' rows alone (bench/hostile.js): one client and the senders. */
+  serviceHostile: {
+    label: 'service, hostile bodies',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3114 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: {},
   },
 };
 
@@ -486,8 +500,10 @@ function loadSettings() {
         : scenarios,
       // The change feed's rows (bench/feed.js), after the others; with the writes.
       feed: values.reads || replicaVsPrimary ? [] : feed.feedScenarios(),
-      // The webhooks' rows (bench/webhooks.js), last.
+      // The webhooks' rows (bench/webhooks.js).
       webhooks: values.reads || replicaVsPrimary ? [] : webhooks.webhookScenarios(),
+      // The hostile bodies' rows (bench/hostile.js), last.
+      hostile: values.reads || replicaVsPrimary ? [] : hostile.hostileScenarios(),
     });
   }
   if (values.large) {
@@ -510,6 +526,7 @@ function loadSettings() {
       size.scenarios = size.scenarios.filter((s) => pattern.test(s.name));
       size.feed = size.feed?.filter((s) => pattern.test(s.name));
       size.webhooks = size.webhooks?.filter((s) => pattern.test(s.name));
+      size.hostile = size.hostile?.filter((s) => pattern.test(s.name));
     }
   }
   return {
@@ -1215,7 +1232,8 @@ function sizeBudgetMs(settings, size) {
     size.scenarios.length * 2 * 60_000 +
     measuring +
     feed.feedBudgetMs(size.feed ?? []) +
-    webhooks.webhookBudgetMs(size.webhooks ?? [], settings)
+    webhooks.webhookBudgetMs(size.webhooks ?? [], settings) +
+    hostile.hostileBudgetMs(size.hostile ?? [])
   );
 }
 
@@ -1246,6 +1264,7 @@ async function runSize(settings, size) {
   let ok = true;
   const feedRows = size.feed?.length > 0;
   const webhookRows = size.webhooks?.length > 0;
+  const hostileRows = size.hostile?.length > 0;
   try {
     console.log('Checking that the service and its reference answer with identical bodies:');
     const pending = await checkSameBodies(running, size, (settings.timeout + 30) * 1000);
@@ -1300,6 +1319,17 @@ async function runSize(settings, size) {
           { load, cleanUp: () => cleanUpWrites(settings, writes) },
         );
         ok = webhooks.printWebhooks(result) && ok;
+        printMemory(running);
+      }
+      if (hostileRows) {
+        // Alone too: the client's latency is the senders' cost and nothing else's.
+        await stopServers(running);
+        running = await startServers(settings, { name: size.name, scenarios: size.hostile });
+        started.push(...Object.values(running));
+        const server = running[size.hostile[0].service];
+        console.log('Hostile bodies:');
+        const result = await hostile.measureHostile({ port: server.port }, size.hostile);
+        ok = hostile.printHostile(result) && ok;
         printMemory(running);
       }
     } finally {

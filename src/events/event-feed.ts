@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { UnknownQueryError } from '../rest/core/list-query';
+import { closestName } from '../rest/core/names';
 import { ShapelessBody } from '../rest/core/output/render';
 import { ApiError } from '../rest/http/response/api-error';
 import { renderResult } from '../rest/http/response/renderers';
@@ -148,14 +149,22 @@ export class EventFeed {
 /** What a feed's query may hold: the cursor, the page's size and the format. */
 const FEED_PARAMS = ['after', 'limit', 'format'];
 
-/** With STRICT_QUERY: a 400 naming each parameter the feed does not take, in a list's words. */
+/**
+ * With STRICT_QUERY: a 400 naming each parameter the feed does not take, in a list's words (and
+ * the closest one it takes, when it looks like a slip: `limt` → `limit`).
+ */
 function refuseUnknown(req: Request, known: string[]): void {
   const unknown = Object.keys(req.query as Record<string, unknown>).filter(
     (name) => !known.includes(name),
   );
   if (unknown.length === 0) return;
-  const takes = `Unknown parameter; the feed takes: ${known.join(', ')}.`;
-  throw new UnknownQueryError(Object.fromEntries(unknown.map((name) => [name, [takes]])));
+  const message = (name: string) => {
+    const closest = closestName(name, known);
+    return closest
+      ? `Unknown parameter; did you mean "${closest}"? The feed takes: ${known.join(', ')}.`
+      : `Unknown parameter; the feed takes: ${known.join(', ')}.`;
+  };
+  throw new UnknownQueryError(Object.fromEntries(unknown.map((name) => [name, [message(name)]])));
 }
 
 /** A query parameter's value (the last, when repeated). */

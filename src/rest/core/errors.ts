@@ -2,6 +2,18 @@
 export type FieldErrors = Record<string, string[]>;
 
 /**
+ * Marks errors keyed by names the client sent as they are, query parameters (`price__foo`,
+ * `user.login`): XML keeps those names, where a field's name takes the XML bodies' dashes.
+ */
+export const NAMES_AS_SENT = Symbol('names as sent');
+
+/** `errors`, marked as keyed by names as sent (NAMES_AS_SENT; not enumerable, not in JSON). */
+export function namesAsSent<T extends object>(errors: T): T {
+  Object.defineProperty(errors, NAMES_AS_SENT, { value: true, enumerable: false });
+  return errors;
+}
+
+/**
  * Why a request about records cannot be served. The HTTP layer chooses the status for each; this
  * layer and the SQL layer only say what went wrong.
  */
@@ -96,7 +108,8 @@ export function capErrors(
     const kept = keys.slice(0, Math.max(0, MAX_NAMED_FIELDS - named));
     named += kept.length;
     more += keys.length - kept.length;
-    return Object.fromEntries(kept.map((key) => [key, fields[key]]));
+    const capped = Object.fromEntries(kept.map((key) => [key, fields[key]]));
+    return (fields as { [NAMES_AS_SENT]?: boolean })[NAMES_AS_SENT] ? namesAsSent(capped) : capped;
   };
   if (!Array.isArray(errors)) {
     const capped = cut(errors);
