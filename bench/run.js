@@ -58,14 +58,20 @@
  *     row it added is removed after it (and the events it recorded). `node bench/tools/statements.js`
  *     counts each write's SQL. The outbox's cost: create and update of the service against the
  *     same service with EVENTS_ENABLED=false (port 3111).
- *  7. Small size, last: the webhooks (bench/rows/webhooks.js), on a service instance of its own (port
- *     3113): creates with 10 subscriptions to every marble event against none, in alternating
- *     rounds, and the delay from each write to each delivery. BENCH_WEBHOOKS (10) subscriptions,
- *     BENCH_WEBHOOK_WAIT (60) seconds at most for the backlog after each run.
- *  6. Small size, after the writes: the change feed (bench/rows/feed.js, the "events to N consumers"
- *     rows), on a service instance of its own (port 3112): the delay from a create's 201 to its
- *     event on 1, 100 and 1,000 open Server-Sent Event streams, and the service's statements per
- *     second, CPU and memory with those streams open.
+ *  7. Small size, then: the webhooks (bench/rows/webhooks.js), on a service instance of its own
+ *     (port 3113): creates with 10 subscriptions to every marble event against none, in
+ *     alternating rounds, and the delay from each write to each delivery; then the same with the
+ *     roles split (3114 takes the writes with WEBHOOK_DELIVERY=false, 3115 delivers).
+ *     BENCH_WEBHOOKS (10) subscriptions, BENCH_WEBHOOK_WAIT (60) seconds at most for the backlog.
+ *  8. Small size, last of all: the hostile bodies (bench/rows/hostile.js), on a service instance
+ *     of its own (port 3116): another client's GET p99 alone and under BENCH_HOSTILE_SENDERS (4)
+ *     senders of bodies built to cost the service (49,000 unknown keys, 90,000 XML attributes, a
+ *     10 MiB Content-Length with Expect: 100-continue, ...); the target is at most 2x calm.
+ *     `node bench/rows/hostile.js` runs the same rows alone, on SQLite.
+ *  6. Small size, after the writes: the change feed (bench/rows/feed.js, the "events to N
+ *     consumers" rows), on a service instance of its own (port 3112): the delay from a create's
+ *     201 to its event on 1, 100 and 1,000 open Server-Sent Event streams, and the service's
+ *     statements per second, CPU and memory with those streams open.
  *
  * After the runs, each server's resident memory (VmRSS, and its peak VmHWM) is printed.
  *
@@ -126,6 +132,7 @@ const lib = require('./lib');
 const { startAccessDependencies } = require('./rows/access');
 const feed = require('./rows/feed');
 const webhooks = require('./rows/webhooks');
+const hostile = require('./rows/hostile');
 
 const { ROOT, fail } = lib;
 /** Same Host header to both servers in the body check, so next/previous links compare equal. */
@@ -269,6 +276,14 @@ const SERVERS = {
     port: 3115 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+  },
+  /** The hostile bodies' rows alone (bench/rows/hostile.js): one client and the senders. */
+  serviceHostile: {
+    label: 'service, hostile bodies',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3116 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: {},
   },
 };
 
@@ -512,8 +527,10 @@ function loadSettings() {
         : scenarios,
       // The change feed's rows (bench/rows/feed.js), after the others; with the writes.
       feed: values.reads || replicaVsPrimary ? [] : feed.feedScenarios(),
-      // The webhooks' rows (bench/rows/webhooks.js), last.
+      // The webhooks' rows (bench/rows/webhooks.js).
       webhooks: values.reads || replicaVsPrimary ? [] : webhooks.webhookScenarios(),
+      // The hostile bodies' rows (bench/rows/hostile.js), last.
+      hostile: values.reads || replicaVsPrimary ? [] : hostile.hostileScenarios(),
     });
   }
   if (values.large) {
@@ -536,6 +553,7 @@ function loadSettings() {
       size.scenarios = size.scenarios.filter((s) => pattern.test(s.name));
       size.feed = size.feed?.filter((s) => pattern.test(s.name));
       size.webhooks = size.webhooks?.filter((s) => pattern.test(s.name));
+      size.hostile = size.hostile?.filter((s) => pattern.test(s.name));
     }
   }
   return {
@@ -1241,7 +1259,8 @@ function sizeBudgetMs(settings, size) {
     size.scenarios.length * 2 * 60_000 +
     measuring +
     feed.feedBudgetMs(size.feed ?? []) +
-    webhooks.webhookBudgetMs(size.webhooks ?? [], settings)
+    webhooks.webhookBudgetMs(size.webhooks ?? [], settings) +
+    hostile.hostileBudgetMs(size.hostile ?? [])
   );
 }
 
@@ -1272,6 +1291,7 @@ async function runSize(settings, size) {
   let ok = true;
   const feedRows = size.feed?.length > 0;
   const webhookRows = size.webhooks?.length > 0;
+  const hostileRows = size.hostile?.length > 0;
   try {
     console.log('Checking that the service and its reference answer with identical bodies:');
     const pending = await checkSameBodies(running, size, (settings.timeout + 30) * 1000);
@@ -1332,6 +1352,17 @@ async function runSize(settings, size) {
           },
         );
         ok = webhooks.printWebhooks(result) && ok;
+        printMemory(running);
+      }
+      if (hostileRows) {
+        // Alone too: the client's latency is the senders' cost and nothing else's.
+        await stopServers(running);
+        running = await startServers(settings, { name: size.name, scenarios: size.hostile });
+        started.push(...Object.values(running));
+        const server = running[size.hostile[0].service];
+        console.log('Hostile bodies:');
+        const result = await hostile.measureHostile({ port: server.port }, size.hostile);
+        ok = hostile.printHostile(result) && ok;
         printMemory(running);
       }
     } finally {

@@ -12,8 +12,8 @@ import { accessLog, resumeSpan } from './logging';
 import { FEED_MIDDLEWARE } from './events/events.module';
 import { metricsHandler, Observability } from './observability/observability';
 import { ApiDocs } from './rest/http/openapi/api-docs';
-import { bodyParsers } from './rest/http/request/body';
-import { weakETag } from './rest/http/response/etag';
+import { answerExpectContinue, bodyParsers } from './rest/http/request/body';
+import { weakETagsOnSuccessfulReads } from './rest/http/response/etag';
 import { serveAssets } from './rest/http/browsable/html-assets';
 import { BrowsablePages } from './rest/http/browsable/html-page';
 import { negotiateFormat } from './rest/http/request/format';
@@ -57,7 +57,7 @@ export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLo
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<AppConfig>(APP_CONFIG);
   app.disable('x-powered-by');
-  app.set('etag', weakETag);
+  weakETagsOnSuccessfulReads(app.getHttpAdapter().getInstance() as Express);
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
   app.use(securityHeaders);
@@ -70,6 +70,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   // its authority the Host (on the server, before Express: takeOriginForm says why); another
   // request target, or two Host headers, is 400.
   takeOriginForm(app.getHttpServer());
+  // `Expect: 100-continue` with a body over the limit: no `100 Continue`, a 413 before the body.
+  answerExpectContinue(app.getHttpServer());
   app.use(readRequestTarget(negotiate));
   // Before format negotiation: always the Prometheus text format, whatever Accept says. Closed
   // (401 to all) while any access control is on and no METRICS_TOKEN opens it.
@@ -106,8 +108,12 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
         'traceparent',
         'tracestate',
         'Idempotent-Replayed',
-        // Where to go next: a change feed's 409 or 410 names where to start again (rel=first).
+        // Where to go next: a change feed's 409 or 410 names where to start again (rel=first),
+        // a CSV page its next page.
         'Link',
+        // The rate limit's quota and what is left of it (draft-ietf-httpapi-ratelimit-headers).
+        'RateLimit',
+        'RateLimit-Policy',
       ],
     });
   }

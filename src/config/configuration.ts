@@ -8,6 +8,12 @@ import { validateSync } from 'class-validator';
 import { DURATION, Environment, FLAG, RATE, SECONDS, delayMs, flag, pick } from './environment';
 import { DatabaseConfig, parseDatabaseUrl, redact } from './database-url';
 
+/**
+ * The change feed's heartbeat: a comment line to every open stream this often, in milliseconds
+ * (the contract asks for at most 15 s). Every page and document that tells it quotes this one.
+ */
+export const HEARTBEAT_MS = 10_000;
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface AppConfig {
@@ -359,7 +365,7 @@ export function loadConfig(
     events: {
       enabled: flag(vars.EVENTS_ENABLED ?? 'true'),
       retentionMs: retentionSeconds * 1000,
-      heartbeatMs: 10_000,
+      heartbeatMs: HEARTBEAT_MS,
       maxUnsentBytes: 1024 * 1024,
     },
     webhooks: {

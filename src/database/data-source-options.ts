@@ -12,6 +12,7 @@ import { RecordEvents1764100000000 } from './migrations/1764100000000-record-eve
 import { EventPositionIndex1764200000000 } from './migrations/1764200000000-event-position-index';
 import { EventOutbox1764300000000 } from './migrations/1764300000000-event-outbox';
 import { Webhooks1764450000000 } from './migrations/1764450000000-webhooks';
+import { IdempotencyCaller1764500000000 } from './migrations/1764500000000-idempotency-caller';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -33,6 +34,7 @@ export const MIGRATIONS: MigrationClass[] = [
   EventPositionIndex1764200000000,
   EventOutbox1764300000000,
   Webhooks1764450000000,
+  IdempotencyCaller1764500000000,
 ];
 
 /**

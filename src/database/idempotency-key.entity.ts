@@ -7,12 +7,14 @@ import { dialectEntity } from '../rest/sql/tables';
  * written here, with the one difference between the databases, MEDIUMBLOB on MySQL and BLOB on
  * SQLite. `claim` is empty in the rows this version writes (each is written once, finished, with
  * its write); versions before it claimed a key ahead of its write: a random token and no `status`.
- * `expires_at`: milliseconds since the epoch.
+ * `expires_at`: milliseconds since the epoch. `caller` (migrations/1764500000000-idempotency-caller.ts):
+ * who sent the key, part of the primary key, so that each caller's keys are its own.
  */
 export const IdempotencyKey = dialectEntity('idempotency_keys', (dialect) => ({
   name: 'idempotency_keys',
   tableName: 'idempotency_keys',
   columns: {
+    caller: { type: 'varchar', length: 255, primary: true, default: '' },
     idempotency_key: { type: 'varchar', length: 255, primary: true },
     fingerprint: { type: 'varchar', length: 64 },
     claim: { type: 'varchar', length: 36 },

@@ -1,10 +1,12 @@
 import type { Request, Response } from 'express';
 import { UnknownQueryError } from '../rest/core/list-query';
+import { closestName } from '../rest/core/names';
 import { ShapelessBody } from '../rest/core/output/render';
 import { ApiError } from '../rest/http/response/api-error';
 import { renderResult } from '../rest/http/response/renderers';
 import { ExpressRenderRequest, formatOf, requestUrl } from '../rest/http/response/respond';
-import { EventHub } from './event-hub';
+import { formatIsExplicit, prefersStream } from '../rest/http/request/format';
+import { EventHub, setStreamHeaders } from './event-hub';
 import { EventStore, FeedEvent, parseCursor } from './event-store';
 
 /** `limit` of a page: 1-1000, 100 when not given. */
@@ -44,7 +46,14 @@ export class EventFeed {
       );
     }
     if (after !== undefined && after > 0) await this.check(req, after);
-    if (wantsStream(req)) {
+    if (wantsStream(req, res)) {
+      // HEAD: the stream's headers, and the answer ends (the connection serves the next request).
+      if (req.method === 'HEAD') {
+        res.status(200);
+        setStreamHeaders(res);
+        res.end();
+        return;
+      }
       if (this.draining()) {
         throw new ApiError(503, 'The service is shutting down; connect again.', undefined, {
           'Retry-After': '1',
@@ -140,14 +149,22 @@ export class EventFeed {
 /** What a feed's query may hold: the cursor, the page's size and the format. */
 const FEED_PARAMS = ['after', 'limit', 'format'];
 
-/** With STRICT_QUERY: a 400 naming each parameter the feed does not take, in a list's words. */
+/**
+ * With STRICT_QUERY: a 400 naming each parameter the feed does not take, in a list's words (and
+ * the closest one it takes, when it looks like a slip: `limt` → `limit`).
+ */
 function refuseUnknown(req: Request, known: string[]): void {
   const unknown = Object.keys(req.query as Record<string, unknown>).filter(
     (name) => !known.includes(name),
   );
   if (unknown.length === 0) return;
-  const takes = `Unknown parameter; the feed takes: ${known.join(', ')}.`;
-  throw new UnknownQueryError(Object.fromEntries(unknown.map((name) => [name, [takes]])));
+  const message = (name: string) => {
+    const closest = closestName(name, known);
+    return closest
+      ? `Unknown parameter; did you mean "${closest}"? The feed takes: ${known.join(', ')}.`
+      : `Unknown parameter; the feed takes: ${known.join(', ')}.`;
+  };
+  throw new UnknownQueryError(Object.fromEntries(unknown.map((name) => [name, [message(name)]])));
 }
 
 /** A query parameter's value (the last, when repeated). */
@@ -157,8 +174,13 @@ function single(req: Request, name: string): string | undefined {
   return typeof last === 'string' ? last : undefined;
 }
 
-function wantsStream(req: Request): boolean {
-  return /(^|,)\s*text\/event-stream/i.test(req.headers.accept ?? '');
+/**
+ * A stream for an Accept that prefers `text/event-stream` (prefersStream: `q=0` refuses it), unless
+ * a suffix or `format=` named the page's format: those win over Accept, as on every route.
+ */
+function wantsStream(req: Request, res: Response): boolean {
+  const accept = req.headers.accept;
+  return accept !== undefined && !formatIsExplicit(res) && prefersStream(accept);
 }
 
 /** The title of the link to `?after=0` in a 409 or 410 (the browsable page shows it). */

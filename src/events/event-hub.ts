@@ -73,10 +73,7 @@ export class EventHub {
     this.streams.add(stream);
     res.once('close', () => this.close(stream));
     res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    // no-transform: the compression middleware leaves the stream alone (it would buffer it).
-    res.setHeader('Cache-Control', 'no-cache, no-transform');
-    res.setHeader('X-Accel-Buffering', 'no');
+    setStreamHeaders(res);
     res.flushHeaders();
     res.write(': events\n\n');
     await this.catchUp(stream);
@@ -237,4 +234,12 @@ function drained(res: Response, ms: number): Promise<boolean> {
     res.once('drain', onDrain);
     res.once('close', onDrain);
   });
+}
+
+/** The headers of a stream (and of HEAD asking for one). */
+export function setStreamHeaders(res: Response): void {
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  // no-transform: the compression middleware leaves the stream alone (it would buffer it).
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('X-Accel-Buffering', 'no');
 }

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { pascal } from '../rest/core/names';
 import { ResourceDefinition } from '../rest/core/resource';
 import { PlainOperation, PlainSpec } from '../rest/http/openapi/openapi';
+import { HEARTBEAT_MS } from '../config/configuration';
 import { EventFeed, PAGE_LIMIT } from './event-feed';
 
 const TAG = {
@@ -84,7 +85,7 @@ function spec(operationId: string, summary: string, all: boolean): PlainSpec {
     description:
       'With `Accept: text/event-stream`: Server-Sent Events (`id`, `event` the action, `data` the ' +
       'event as JSON), from the present, or after `Last-Event-ID` / `after`, with a comment line ' +
-      'at least every 15 s. Otherwise a page of the events after `after`.',
+      `(\`: heartbeat\`) every ${HEARTBEAT_MS / 1000} s. Otherwise a page of the events after \`after\`.`,
     write: false,
     parameters: [
       {

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { RequestHandler } from 'express';
-import { EventsConfig } from '../config/configuration';
+import { EventsConfig, HEARTBEAT_MS } from '../config/configuration';
 import { HealthModule } from '../health/health.module';
 import { Lifecycle } from '../health/lifecycle';
 import { ResourceDefinition } from '../rest/core/resource';
@@ -31,7 +31,7 @@ export interface EventTiming extends HubOptions, Omit<SequencerOptions, 'retenti
 export const DEFAULT_TIMING: EventTiming = {
   pollMs: 50,
   // The application gives these from its configuration (EventsConfig).
-  heartbeatMs: 10_000,
+  heartbeatMs: HEARTBEAT_MS,
   maxUnsent: 1024 * 1024,
   stallMs: 30_000,
   // Writes of this instance nudge the sequencer as they commit; the poll is for the rest.

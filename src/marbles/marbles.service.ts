@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { FieldErrors, RecordError } from '../rest/core/errors';
+import { FieldErrors, MAX_NAMED_FIELDS, RecordError } from '../rest/core/errors';
 import { InputReader } from '../rest/core/input/input';
 import { Precondition, tag } from '../rest/core/preconditions';
 import { Message } from '../rest/core/output/render';
@@ -27,17 +27,23 @@ export class MarblesService extends RecordCollection {
     const input = this.input.unwrap(body);
     const fields: Record<string, unknown> = isPlainObject(input) ? input : {};
     const errors: FieldErrors = Object.create(null);
-    for (const key of Object.keys(fields)) {
-      if (key !== 'price') errors[key] = [UNKNOWN_ACTION_FIELD];
+    // Named up to what an answer names (MAX_NAMED_FIELDS, the price's own error included), the
+    // rest counted.
+    let unknown = 0;
+    let unlisted = 0;
+    for (const key in fields) {
+      if (!Object.hasOwn(fields, key) || key === 'price') continue;
+      if (++unknown < MAX_NAMED_FIELDS) errors[key] = [UNKNOWN_ACTION_FIELD];
+      else unlisted++;
     }
     const price = fields.price;
     if (price === undefined || price === null) {
       errors.price = [price === null ? 'This field may not be null.' : 'This field is required.'];
-      throw RecordError.validation(errors);
+      throw RecordError.validation(errors, unlisted);
     }
     const read = await this.input.read({ price }, 'update');
-    if (read.errors || Object.keys(errors).length > 0) {
-      throw RecordError.validation({ ...errors, ...read.errors });
+    if (read.errors || unknown > 0) {
+      throw RecordError.validation({ ...errors, ...read.errors }, unlisted);
     }
     const changed = await this.writer.change(id, () => ({ price: read.values.price }), condition);
     return tag(new Message(`Price updated to ${changed.values.price as string}.`), changed.tag);

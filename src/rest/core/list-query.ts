@@ -3,8 +3,9 @@
  * page. Knows nothing of Nest or TypeORM: a collection hands in the paths it declares, and only
  * those paths are ever recognised, so nothing a client sends is taken as a name.
  */
-import { RecordError } from './errors';
+import { RecordError, namesAsSent } from './errors';
 import { ScalarType } from './fields';
+import { closestName } from './names';
 
 export type FilterOp = 'eq' | 'in' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains';
 
@@ -41,7 +42,7 @@ export class InvalidQueryError extends RecordError {
   declare readonly errors: Record<string, string[]>;
 
   constructor(errors: Record<string, string[]>) {
-    super('invalid', 'Invalid query parameters.', errors);
+    super('invalid', 'Invalid query parameters.', namesAsSent(errors));
   }
 }
 
@@ -50,7 +51,7 @@ export class UnknownQueryError extends RecordError {
   declare readonly errors: Record<string, string[]>;
 
   constructor(errors: Record<string, string[]>) {
-    super('invalid', 'Unknown query parameters; nothing was read.', errors);
+    super('invalid', 'Unknown query parameters; nothing was read.', namesAsSent(errors));
   }
 }
 
@@ -77,7 +78,9 @@ export function ignoredOf(result: unknown): IgnoredParams | undefined {
  * What a list's query names that the list does not know: a parameter that is neither a filter of
  * `paths` nor one of `known` (page, selection, format), an operator after a known path
  * (`price__foo`), a field of `ordering` that cannot be ordered by. Each is ignored by the list;
- * with STRICT_QUERY it is a 400 (UnknownQueryError) naming it.
+ * with STRICT_QUERY it is a 400 (UnknownQueryError) naming it. An unknown parameter's message
+ * names the list's parameters (ordering, search, then `known` in its order) and the fields to
+ * filter by, and first the closest of them when it looks like a slip (`pagesize` → `page_size`).
  */
 export function unknownParams(
   params: QueryParams,
@@ -86,6 +89,8 @@ export function unknownParams(
 ): IgnoredParams {
   const problems: IgnoredParams = {};
   const fields = [...paths.keys()].join(', ');
+  const listParams = [ORDERING_PARAM, SEARCH_PARAM, ...known];
+  const takes = `the list takes: ${listParams.join(', ')}; the fields to filter by: ${fields}.`;
   for (const name of Object.keys(params)) {
     if (known.has(name) || name === ORDERING_PARAM || name === SEARCH_PARAM || paths.has(name))
       continue;
@@ -96,7 +101,12 @@ export function unknownParams(
         problems[name] = [`Unknown operator "${op}"; operators: ${[...OPS].join(', ')}.`];
       continue;
     }
-    problems[name] = [`Unknown parameter; the fields to filter by: ${fields}.`];
+    const closest = closestName(name, [...listParams, ...paths.keys()]);
+    problems[name] = [
+      closest
+        ? `Unknown parameter; did you mean "${closest}"? ${takes.charAt(0).toUpperCase()}${takes.slice(1)}`
+        : `Unknown parameter; ${takes}`,
+    ];
   }
   const ordering = last(params[ORDERING_PARAM]);
   for (const part of ordering?.split(',') ?? []) {

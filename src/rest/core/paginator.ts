@@ -1,4 +1,4 @@
-import { QueryParams, last } from './list-query';
+import { InvalidQueryError, QueryParams, last } from './list-query';
 
 /** The rows of one page: how many, after how many. */
 export interface PageWindow {
@@ -74,6 +74,29 @@ export class Paginator {
     const rawPage = last(params[options.pageQueryParam]);
     const page = rawPage !== undefined && DIGITS.test(rawPage) ? Math.max(whole(rawPage), 1) : 1;
     return { all: false, page, pageSize };
+  }
+
+  /**
+   * `request`, for STRICT_QUERY: a page that is not a whole number from 1 (`page=abc`, `page=0`)
+   * or a page size that is not a whole number (`page_size=ten`) is an InvalidQueryError (400)
+   * naming it, where `request` would take page 1 or the default size.
+   */
+  strictRequest(params: QueryParams): PageRequest {
+    const options = this.options;
+    if (options) {
+      const errors: Record<string, string[]> = {};
+      const page = last(params[options.pageQueryParam]);
+      if (page !== undefined && !(DIGITS.test(page) && whole(page) >= 1)) {
+        errors[options.pageQueryParam] = [`"${page}" is not a page number: a whole number from 1.`];
+      }
+      const sizeParam = options.pageSizeQueryParam;
+      const size = sizeParam === null ? undefined : last(params[sizeParam]);
+      if (sizeParam !== null && size !== undefined && !DIGITS.test(size)) {
+        errors[sizeParam] = [`"${size}" is not a page size: a whole number.`];
+      }
+      if (Object.keys(errors).length > 0) throw new InvalidQueryError(errors);
+    }
+    return this.request(params);
   }
 
   /** Rows to fetch: one more than the page when there is no count, to learn whether a next page exists. */

@@ -1,7 +1,8 @@
 /**
- * The store behind Idempotency-Key (a write retried with its key runs once): one row per key in
- * `idempotency_keys`, in the application's own database, so every instance (and process) sees
- * the same keys.
+ * The store behind Idempotency-Key (a write retried with its key runs once): one row per caller
+ * and key in `idempotency_keys`, in the application's own database, so every instance (and
+ * process) sees the same keys. A key belongs to the caller that sent it (`KeyOwner`): another
+ * caller's same key is another row, never a replay of someone else's answer.
  *
  * A key's row is written once, finished: the last statement of the write's own transaction
  * inserts it with the response, so the write and its stored response commit together, and a
@@ -12,6 +13,13 @@
  */
 import { errorCode } from '../db/database-errors';
 import { batchWithin, Row, SqlDatabase } from '../db/sql-database';
+
+/** A caller's key: who sent it (`callerOf`, in the HTTP layer) and the key. */
+export interface KeyOwner {
+  /** `sub:<the token's sub>`, `api-token`, or empty for a request without credentials. */
+  caller: string;
+  key: string;
+}
 
 /** A stored response, replayed as it was sent. */
 export interface StoredResponse {
@@ -47,6 +55,7 @@ const TAKEN = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 export class IdempotencyStore {
   private readonly table: string;
   private readonly key: string;
+  private readonly caller: string;
 
   constructor(
     private readonly db: SqlDatabase,
@@ -55,16 +64,17 @@ export class IdempotencyStore {
   ) {
     this.table = db.quote(TABLE);
     this.key = db.quote('idempotency_key');
+    this.caller = db.quote('caller');
   }
 
   /**
-   * Stores the response of the request with `key` and `fingerprint`, kept for the TTL: inside a
+   * Stores the response of the request with `owner`'s key and `fingerprint`, kept for the TTL: inside a
    * unit of work as its last statement, it commits with the request's write; outside one, in a
    * transaction of its own. False when the key has a row already (committed by another request;
    * one not yet committed is waited for): nothing is stored, and the caller rolls its unit back.
    */
   async store(
-    key: string,
+    { caller, key }: KeyOwner,
     fingerprint: string,
     response: StoredResponse,
     now = Date.now(),
@@ -72,9 +82,10 @@ export class IdempotencyStore {
     return this.db.transaction(async (tx) => {
       try {
         await tx.run(
-          `INSERT INTO ${this.table} (${this.key}, fingerprint, claim, status, content_type,` +
-            ` location, etag, body, expires_at) VALUES (?, ?, '', ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO ${this.table} (${this.caller}, ${this.key}, fingerprint, claim, status,` +
+            ` content_type, location, etag, body, expires_at) VALUES (?, ?, ?, '', ?, ?, ?, ?, ?, ?)`,
           [
+            caller,
             key,
             fingerprint,
             response.status,
@@ -95,21 +106,31 @@ export class IdempotencyStore {
   }
 
   /**
-   * What the row of `key` says to a request with `fingerprint` that could not store under it.
+   * What the row of `owner`'s key says to a request with `fingerprint` that could not store
+   * under it.
    * A row whose retention is over is deleted (unless another request has replaced it since), and
    * the key is free again.
    */
-  async lookup(key: string, fingerprint: string, now = Date.now()): Promise<Stored> {
+  async lookup(
+    { caller, key }: KeyOwner,
+    fingerprint: string,
+    now = Date.now(),
+  ): Promise<Stored> {
     const row = await this.db.transaction(
       async (tx): Promise<Row | undefined> =>
-        (await tx.run(`SELECT * FROM ${this.table} WHERE ${this.key} = ?`, [key])).rows[0],
+        (
+          await tx.run(
+            `SELECT * FROM ${this.table} WHERE ${this.caller} = ? AND ${this.key} = ?`,
+            [caller, key],
+          )
+        ).rows[0],
     );
     if (!row) return { kind: 'free' };
     if (Number(row.expires_at) <= now) {
-      await this.db.write(`DELETE FROM ${this.table} WHERE ${this.key} = ? AND expires_at <= ?`, [
-        key,
-        now,
-      ]);
+      await this.db.write(
+        `DELETE FROM ${this.table} WHERE ${this.caller} = ? AND ${this.key} = ? AND expires_at <= ?`,
+        [caller, key, now],
+      );
       return { kind: 'free' };
     }
     if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
@@ -138,8 +159,8 @@ export class IdempotencyStore {
       const sql =
         this.db.dialect === 'mysql'
           ? `DELETE FROM ${this.table} WHERE expires_at < ? LIMIT ${batch}`
-          : `DELETE FROM ${this.table} WHERE ${this.key} IN` +
-            ` (SELECT ${this.key} FROM ${this.table} WHERE expires_at < ? LIMIT ${batch})`;
+          : `DELETE FROM ${this.table} WHERE rowid IN` +
+            ` (SELECT rowid FROM ${this.table} WHERE expires_at < ? LIMIT ${batch})`;
       const { affected } = await this.db.transaction((tx) => tx.run(sql, [now]));
       deleted += affected;
       if (affected < batch) break;

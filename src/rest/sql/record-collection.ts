@@ -85,7 +85,8 @@ export class RecordCollection {
     const selection = parseSelection(params, this.resource);
     const ignored = this.ignored(params);
     if (strict && Object.keys(ignored).length > 0) throw new UnknownQueryError(ignored);
-    const request = this.paginator.request(params);
+    // STRICT_QUERY: a page or page size that is not one is a 400, not page 1 or the default.
+    const request = strict ? this.paginator.strictRequest(params) : this.paginator.request(params);
     if (request.all && streamed) return markIgnored(await this.stream(query, selection), ignored);
     const withCount = !request.all && this.paginator.countsTotal;
     const window = this.paginator.window(request);
@@ -96,9 +97,11 @@ export class RecordCollection {
   /** The parameters of a list's query it does not know: ignored, or a 400 with STRICT_QUERY. */
   ignored(params: QueryParams): IgnoredParams {
     const options = this.paginator.options;
-    const known = new Set([FORMAT_PARAM, ONLY_PARAM, FIELDS_PARAM, EXCEPT_PARAM]);
+    // In the order an error message lists them: paging, selection, format.
+    const known = new Set<string>();
     if (options) known.add(options.pageQueryParam);
     if (options?.pageSizeQueryParam) known.add(options.pageSizeQueryParam);
+    for (const name of [ONLY_PARAM, FIELDS_PARAM, EXCEPT_PARAM, FORMAT_PARAM]) known.add(name);
     return unknownParams(params, this.records.paths, known);
   }
 

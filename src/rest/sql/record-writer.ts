@@ -35,6 +35,8 @@ interface Item {
   values: Values;
   /** What the body check found; the database checks add to it. */
   errors?: FieldErrors;
+  /** Unknown fields the body check counted without naming them (InputResult). */
+  unlisted?: number;
   current?: Row;
 }
 
@@ -354,7 +356,7 @@ export class RecordWriter {
    */
   private async checkInvalid(tx: Tx, items: Item[], bulk = false): Promise<void> {
     if (!items.some((item) => item.errors)) return;
-    throwErrors(await this.check(tx, items), bulk);
+    throwErrors(await this.check(tx, items), bulk, unlistedIn(items));
   }
 
   /**
@@ -373,7 +375,7 @@ export class RecordWriter {
       return await write();
     } catch (error) {
       if (!CONSTRAINT_FAILURES.has(errorCode(error))) throw error;
-      throwErrors(await this.check(tx, items), bulk);
+      throwErrors(await this.check(tx, items), bulk, unlistedIn(items));
       throw error;
     }
   }
@@ -755,9 +757,18 @@ export class RecordWriter {
 }
 
 /** The checks' findings as a 400: of the one record, or of each item of a bulk request. */
-function throwErrors(errors: (FieldErrors | null)[], bulk: boolean): void {
+function throwErrors(errors: (FieldErrors | null)[], bulk: boolean, unlisted = 0): void {
   if (!errors.some(Boolean)) return;
-  throw bulk ? RecordError.invalidItems(errors) : RecordError.validation(errors[0]!);
+  throw bulk
+    ? RecordError.invalidItems(errors, unlisted)
+    : RecordError.validation(errors[0]!, unlisted);
+}
+
+/** The fields the items' body checks found wrong without naming them. */
+function unlistedIn(items: Item[]): number {
+  let unlisted = 0;
+  for (const item of items) unlisted += item.unlisted ?? 0;
+  return unlisted;
 }
 
 /**

@@ -5,6 +5,7 @@
  * and a small bound on unsent bytes, given through its configuration.
  */
 import type { Server } from 'node:http';
+import { AddressInfo, connect } from 'node:net';
 import { EventsRuntime } from '../../../src/events/events.module';
 import { loadConfig } from '../../sources';
 import request from 'supertest';
@@ -146,6 +147,132 @@ describe('change feed: streams and pages', () => {
       expect((json.body.results as Event[]).map((e) => e.id)).toEqual([event.id]);
     }
     expect((await t.http().get('/api/events.csv')).status).toBe(406);
+  });
+
+  /**
+   * Requests written one after the other on one keep-alive connection, each sent once the answer
+   * before it is complete: the answers' heads (and bodies, which the test reads as text).
+   */
+  async function onOneConnection(requests: string[]): Promise<string[]> {
+    const { port } = server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const answers: string[] = [];
+    try {
+      for (const [i, text] of requests.entries()) {
+        const last = i === requests.length - 1;
+        socket.write(`${text}Host: 127.0.0.1\r\n${last ? 'Connection: close\r\n' : ''}\r\n`);
+        // HEAD: the answer is its head. The last: whatever comes until the server closes.
+        const done = await new Promise<boolean>((resolve, reject) => {
+          const timer = setTimeout(() => resolve(false), 10_000);
+          const check = () => {
+            if (!last && received.includes('\r\n\r\n')) {
+              clearTimeout(timer);
+              socket.off('data', onData);
+              resolve(true);
+            }
+          };
+          const onData = (chunk: Buffer) => {
+            received += chunk.toString('utf8');
+            check();
+          };
+          socket.on('data', onData);
+          socket.once('error', reject);
+          if (last) {
+            socket.once('close', () => {
+              clearTimeout(timer);
+              resolve(true);
+            });
+          }
+          check();
+        });
+        if (!done) throw new Error(`no complete answer to ${text.split('\r\n')[0]}`);
+        const end = last ? received.length : received.indexOf('\r\n\r\n') + 4;
+        answers.push(received.slice(0, end));
+        received = received.slice(end);
+      }
+      return answers;
+    } finally {
+      socket.destroy();
+    }
+  }
+
+  it("should answer HEAD with a stream's headers and end, the connection serving the next request", async () => {
+    const hub = t.app.get(EventsRuntime).hub;
+    const [headAnswer, next] = await onOneConnection([
+      'HEAD /api/events HTTP/1.1\r\nAccept: text/event-stream\r\n',
+      'GET /api/events?after=0&limit=1 HTTP/1.1\r\nAccept: application/json\r\n',
+    ]);
+    const lines = headAnswer.split('\r\n');
+    expect(lines[0]).toBe('HTTP/1.1 200 OK');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'Content-Type: text/event-stream; charset=utf-8',
+        'Cache-Control: no-cache, no-transform',
+        'Connection: keep-alive',
+      ]),
+    );
+    expect(next.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(next).toContain('Content-Type: application/json; charset=utf-8');
+    expect(JSON.parse(next.slice(next.indexOf('\r\n\r\n') + 4)).results).toEqual(expect.any(Array));
+    expect(hub.size).toBe(0);
+    // Through supertest as well: a HEAD that ends, with the stream's type and no body.
+    const res = await t.request({
+      method: 'head',
+      path: '/api/demo/marbles/events',
+      accept: 'text/event-stream',
+    });
+    expect([res.status, res.headers['content-type'], res.text]).toEqual([
+      200,
+      'text/event-stream; charset=utf-8',
+      undefined,
+    ]);
+  });
+
+  it('should take text/event-stream;q=0 as a refusal of the stream, and let a suffix or format= win over Accept', async () => {
+    const from = await head();
+    const pages: [string, Record<string, string>, string][] = [
+      ['/api/events', { Accept: 'text/event-stream;q=0' }, 'application/json; charset=utf-8'],
+      [
+        '/api/events',
+        { Accept: 'text/event-stream;q=0, application/xml' },
+        'application/xml; charset=utf-8',
+      ],
+      [
+        '/api/events',
+        { Accept: 'application/json, text/event-stream;q=0.5' },
+        'application/json; charset=utf-8',
+      ],
+      ['/api/events.xml', { Accept: 'text/event-stream' }, 'application/xml; charset=utf-8'],
+      ['/api/events.json', { Accept: 'text/event-stream' }, 'application/json; charset=utf-8'],
+      [
+        '/api/demo/marbles/events.xml',
+        { Accept: 'text/event-stream' },
+        'application/xml; charset=utf-8',
+      ],
+      ['/api/events?format=xml', { Accept: 'text/event-stream' }, 'application/xml; charset=utf-8'],
+    ];
+    for (const [path, headers, type] of pages) {
+      const joiner = path.includes('?') ? '&' : '?';
+      const res = await request(server).get(`${path}${joiner}after=${from}`).set(headers);
+      expect([path, headers.Accept, res.status, res.headers['content-type']]).toEqual([
+        path,
+        headers.Accept,
+        200,
+        type,
+      ]);
+    }
+    // A stream is still a stream when it ties with another range, or is the only one named.
+    for (const accept of ['text/event-stream', 'application/json, text/event-stream']) {
+      const stream = await openStream(server, `/api/events?after=${from}`, { Accept: accept });
+      try {
+        expect([accept, stream.status]).toEqual([accept, 200]);
+        await stream.until((s) => s.notes.length >= 1);
+        expect(stream.notes[0]).toBe(': events');
+      } finally {
+        stream.close();
+      }
+    }
   });
 
   it('should draw a page of events in HTML: title, request, format links, and the events', async () => {

@@ -58,7 +58,8 @@ describe('operations over HTTP', () => {
       expect(res.status).toBe(200);
       expect(res.headers['access-control-allow-origin']).toBe('https://a.example');
       expect(res.headers['access-control-expose-headers']).toBe(
-        'Location,X-Request-Id,ETag,Retry-After,traceparent,tracestate,Idempotent-Replayed,Link',
+        'Location,X-Request-Id,ETag,Retry-After,traceparent,tracestate,Idempotent-Replayed,Link,' +
+          'RateLimit,RateLimit-Policy',
       );
       expect(res.headers['vary'].split(/,\s*/)).toEqual(
         expect.arrayContaining(['Accept', 'Origin']),

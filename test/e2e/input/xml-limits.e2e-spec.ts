@@ -1,8 +1,8 @@
 /**
  * XML bodies cannot stall the service: a body nested deeper than 32 elements, or with more than
- * 20,000 elements, is refused with 400 while it is streamed, before any object is built (the
- * figures of bench/tools/xml-flood.js are in the README). Bodies within the limits, a bulk create of
- * 1000 records among them, are read as before.
+ * 25,000 elements and attributes, is refused with 400 while it is streamed, before any object is
+ * built (the figures of bench/tools/xml-flood.js are in the README). Bodies within the limits, a
+ * bulk create of 1000 records among them, are read as before.
  */
 import { Post, expectRefusedInBoth } from './body-limits';
 import { useApp } from '../support/harness';
@@ -10,7 +10,7 @@ import { USERS } from '../support/fixtures';
 import { expectError } from '../support/http';
 
 const DEEP = 'XML body is nested more than 32 elements deep.';
-const MANY = 'XML body has more than 20000 elements.';
+const MANY = 'XML body has more than 25000 elements and attributes.';
 
 describe('write: XML body limits', () => {
   const t = useApp({ seedEach: { users: USERS } });
@@ -36,14 +36,35 @@ describe('write: XML body limits', () => {
     expect(res.body.message).not.toBe(DEEP);
   });
 
-  it('should refuse more than 20,000 elements, even flat, with 400', async () => {
-    const flat = `<hash>${'<a/>'.repeat(20_000)}</hash>`;
+  it('should refuse more than 25,000 elements, even flat, with 400', async () => {
+    const flat = `<hash>${'<a/>'.repeat(25_000)}</hash>`;
     expectError(await postXml(flat), 400, { message: MANY });
-    const hidden = `<hash>${'<a x="/>"></a>'.repeat(20_001)}</hash>`;
+    const hidden = `<hash>${'<a x="/>"></a>'.repeat(12_500)}</hash>`;
     expectError(await postXml(hidden), 400, { message: MANY });
   });
 
-  it('should still read a bulk create of 1000 marbles sent back whole (13 elements each)', async () => {
+  it('should count attributes as elements: 90,000 of them (979 kB) are refused, 24,996 read', async () => {
+    const attributes = (count: number) =>
+      Array.from({ length: count }, (_, i) => ` a${i}="1"`).join('');
+    const flood = `<marble><name>A</name><x${attributes(90_000)}/></marble>`;
+    expect(flood.length).toBeGreaterThan(970_000);
+    await expectRefusedInBoth(t, postXml, flood, MANY);
+    // In single quotes, with a `>` inside one: counted all the same.
+    const quoted = `<marble><x${" b='>'".repeat(25_000)}/></marble>`;
+    expectError(await postXml(quoted), 400, { message: MANY });
+    // Within the limit (3 elements and 24,996 attributes: 24,999): read, then an ordinary 400.
+    const within = `<marble><name>A</name><x${attributes(24_996)}/></marble>`;
+    const res = await postXml(within);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      message: 'Validation failed; nothing was saved.',
+      errors: { x: ['Unknown field; marble has no such field.'] },
+    });
+    const over = `<marble><name>A</name><x${attributes(24_998)}/></marble>`;
+    expectError(await postXml(over), 400, { message: MANY });
+  });
+
+  it('should still read a bulk create of 1000 marbles sent back whole (14 elements, 6 attributes each)', async () => {
     const items = Array.from(
       { length: 1000 },
       (_, i) =>

@@ -64,6 +64,8 @@ describe('CSV: marbles', () => {
       ]);
       expectVaryAccept(res);
       expect(res.headers.link).toBeUndefined();
+      // A download, named after the collection: a browser saves it.
+      expect(res.headers['content-disposition']).toBe('attachment; filename="marbles.csv"');
     }
   });
 
@@ -115,6 +117,7 @@ describe('CSV: marbles', () => {
       '"2.1"',
       csv(MARBLE_HEADER, ROWS[1]),
     ]);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="marbles.csv"');
   });
 
   it('should answer errors of a CSV request in JSON', async () => {
@@ -137,6 +140,8 @@ describe('CSV: marbles', () => {
         JSON_TYPE,
         body,
       ]);
+      // An error is no download.
+      expect(res.headers['content-disposition']).toBeUndefined();
     }
   });
 
@@ -206,6 +211,7 @@ describe('CSV: movies, the whole filtered set streamed', () => {
   it('should write every movie in order, references flattened and to-many lists as JSON', async () => {
     const res = await t.http().get('/api/plain/movies.csv?ordering=-id');
     expect([res.status, res.headers['content-type']]).toEqual([200, CSV_TYPE]);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="movies.csv"');
     // Written as it is read: chunked, no length known in advance.
     expect([res.headers['transfer-encoding'], res.headers['content-length']]).toEqual([
       'chunked',

@@ -263,7 +263,7 @@ describe('read side: filters, ordering and search', () => {
       const res = await t.http().get('/api/demo/marbles.xml?radius_mm=abc');
       expectNegotiatedXml(res, 400);
       expect(res.text).toMatch(
-        /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<hash><message>[^<]+<\/message><errors><radius-mm type="array"><radius-mm>[^<]+<\/radius-mm><\/radius-mm><\/errors><\/hash>\n$/,
+        /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<hash><message>[^<]+<\/message><errors><radius_mm type="array"><radius_mm>[^<]+<\/radius_mm><\/radius_mm><\/errors><\/hash>\n$/,
       );
     });
   });

@@ -20,12 +20,17 @@ const MARBLE_FIELDS =
 const MOVIE_FIELDS =
   'id, created_at, name, price, updated_at, main_genre_id, main_genre.id, main_genre.name';
 const OPERATORS = 'in, lt, lte, gt, gte, contains';
+const MARBLE_LIST = 'ordering, search, page, page_size, only, fields, except, format';
+const MOVIE_LIST = 'ordering, search, only, fields, except, format';
+const takes = (list: string, fields: string) =>
+  `the list takes: ${list}; the fields to filter by: ${fields}.`;
+const MARBLE_TAKES = takes(MARBLE_LIST, MARBLE_FIELDS);
 const TYPOS = 'colour=red&price__foo=3&ordering=colour,-name,-size';
 
-const unknown = (fields: string) => ({
+const unknown = (list: string, fields: string) => ({
   message: 'Unknown query parameters; nothing was read.',
   errors: {
-    colour: [`Unknown parameter; the fields to filter by: ${fields}.`],
+    colour: [`Unknown parameter; ${takes(list, fields)}`],
     price__foo: [`Unknown operator "foo"; operators: ${OPERATORS}.`],
     ordering: [
       `Unknown field "colour"; ordering takes: ${fields}.`,
@@ -52,7 +57,7 @@ describe('unknown query parameters, by default', () => {
     expect(notice).toBe(
       ' <p><strong>Ignored query parameters</strong> (the answer is as if they were not there; ' +
         '<code>STRICT_QUERY=true</code> makes them a 400):</p> <ul> ' +
-        `<li><code>colour</code>: Unknown parameter; the fields to filter by: ${MARBLE_FIELDS}.</li>` +
+        `<li><code>colour</code>: Unknown parameter; ${MARBLE_TAKES}</li>` +
         `<li><code>price__foo</code>: Unknown operator &quot;foo&quot;; operators: ${OPERATORS}.</li>` +
         `<li><code>ordering</code>: Unknown field &quot;colour&quot;; ordering takes: ${MARBLE_FIELDS}. ` +
         `Unknown field &quot;size&quot;; ordering takes: ${MARBLE_FIELDS}.</li> </ul> `,
@@ -81,8 +86,94 @@ describe('unknown query parameters with STRICT_QUERY=true', () => {
   const t = useApp({ seed: SEED, strictQuery: true });
 
   it('should answer 400 naming each unknown parameter, operator and ordering field', async () => {
-    expectError(await t.http().get(`/api/demo/marbles?${TYPOS}`), 400, unknown(MARBLE_FIELDS));
-    expectError(await t.http().get(`/api/plain/movies?${TYPOS}`), 400, unknown(MOVIE_FIELDS));
+    expectError(
+      await t.http().get(`/api/demo/marbles?${TYPOS}`),
+      400,
+      unknown(MARBLE_LIST, MARBLE_FIELDS),
+    );
+    expectError(
+      await t.http().get(`/api/plain/movies?${TYPOS}`),
+      400,
+      unknown(MOVIE_LIST, MOVIE_FIELDS),
+    );
+  });
+
+  it('should name the closest parameter or field of a slip, and the list parameters', async () => {
+    const cases: [string, string][] = [
+      ['pagesize=5', 'page_size'],
+      ['Page=2', 'page'],
+      ['odering=-id', 'ordering'],
+      ['serach=r', 'search'],
+      ['prise=3', 'price'],
+      ['user.logn=ann', 'user.login'],
+      ['exept=id', 'except'],
+    ];
+    for (const [query, closest] of cases) {
+      const name = query.split('=')[0];
+      const res = await t.http().get(`/api/demo/marbles?${query}`);
+      expect({ query, status: res.status, body: res.body }).toEqual({
+        query,
+        status: 400,
+        body: {
+          message: 'Unknown query parameters; nothing was read.',
+          errors: {
+            [name]: [
+              `Unknown parameter; did you mean "${closest}"? ` +
+                `The list takes: ${MARBLE_LIST}; the fields to filter by: ${MARBLE_FIELDS}.`,
+            ],
+          },
+        },
+      });
+    }
+    // Nothing close: the lists alone.
+    const far = await t.http().get('/api/demo/marbles?colour=red');
+    expect(far.body.errors).toEqual({ colour: [`Unknown parameter; ${MARBLE_TAKES}`] });
+  });
+
+  it('should refuse a page or page size that is not one, where by default it is page 1', async () => {
+    const cases: [string, Record<string, string[]>][] = [
+      ['page=abc', { page: ['"abc" is not a page number: a whole number from 1.'] }],
+      ['page=0', { page: ['"0" is not a page number: a whole number from 1.'] }],
+      ['page=-2', { page: ['"-2" is not a page number: a whole number from 1.'] }],
+      [
+        'page=1.5&page_size=ten',
+        {
+          page: ['"1.5" is not a page number: a whole number from 1.'],
+          page_size: ['"ten" is not a page size: a whole number.'],
+        },
+      ],
+    ];
+    for (const [query, errors] of cases) {
+      const res = await t.http().get(`/api/demo/marbles?${query}`);
+      expect({ query, status: res.status, body: res.body }).toEqual({
+        query,
+        status: 400,
+        body: { message: 'Invalid query parameters.', errors },
+      });
+    }
+    const xml = await t.http().get('/api/demo/marbles.xml?page=abc');
+    expectXml(xml, 400);
+    expect(xml.text).toContain(
+      '<errors><page type="array"><page>"abc" is not a page number: a whole number from 1.</page>',
+    );
+    const fine = await t.http().get('/api/demo/marbles?page=2&page_size=1&only=id');
+    expect([fine.status, fine.body.results]).toEqual([200, [{ id: 2 }]]);
+  });
+
+  it("should keep a query parameter's name in XML errors (price__foo, not price--foo)", async () => {
+    const xml = await t.http().get('/api/demo/marbles.xml?price__foo=3&user.logn=x');
+    expectXml(xml, 400);
+    expect(xml.text).toContain(
+      '<errors><price__foo type="array"><price__foo>Unknown operator "foo"; operators: ',
+    );
+    expect(xml.text).toContain('<user.logn type="array"><user.logn>Unknown parameter;');
+    expect(xml.text).not.toContain('price--foo');
+    // A bad value of a filter: its parameter's name too.
+    const value = await t.http().get('/api/demo/marbles.xml?radius_mm__gt=big');
+    expect(value.text).toContain(
+      '<errors><radius_mm__gt type="array"><radius_mm__gt>"big" is not a valid integer.' +
+        '</radius_mm__gt></radius_mm__gt></errors>',
+    );
   });
 
   it('should answer it in XML, and in JSON for a CSV request', async () => {
@@ -108,7 +199,7 @@ describe('unknown query parameters with STRICT_QUERY=true', () => {
   });
 
   it("should refuse a parameter a change feed does not take, naming the feed's", async () => {
-    for (const [path, takes] of [
+    for (const [path, feedTakes] of [
       ['/api/demo/marbles/events', 'after, limit, format'],
       ['/api/plain/movies/events', 'after, limit, format'],
       ['/api/events', 'after, limit, format, collections'],
@@ -119,12 +210,18 @@ describe('unknown query parameters with STRICT_QUERY=true', () => {
         status: 400,
         body: {
           message: 'Unknown query parameters; nothing was read.',
-          errors: { colour: [`Unknown parameter; the feed takes: ${takes}.`] },
+          errors: { colour: [`Unknown parameter; the feed takes: ${feedTakes}.`] },
         },
       });
       const known = await t.http().get(`${path}?after=0&limit=5&format=json`);
       expect({ path, status: known.status }).toEqual({ path, status: 200 });
     }
+    const slip = await t.http().get('/api/events?limt=5');
+    expect(slip.body.errors).toEqual({
+      limt: [
+        'Unknown parameter; did you mean "limit"? The feed takes: after, limit, format, collections.',
+      ],
+    });
     const all = await t.http().get('/api/events?collections=marbles');
     expect(all.status).toBe(200);
   });

@@ -4,7 +4,7 @@
  * the class-validator DTO. Every problem is reported at once, keyed by field.
  */
 import { validate } from 'class-validator';
-import { FieldErrors } from '../errors';
+import { FieldErrors, MAX_NAMED_FIELDS } from '../errors';
 import { ResourceDefinition } from '../resource';
 import { WritableField, inputAccepted, inputClass, inputKey, writableFields } from './validation';
 import { canonicalDecimal, isPlainObject } from '../values';
@@ -16,6 +16,12 @@ export type InputMode = 'create' | 'update';
 export interface InputResult {
   values: Values;
   errors?: FieldErrors;
+  /**
+   * Unknown fields not named in `errors`: past MAX_NAMED_FIELDS of them, a body's unknown keys are
+   * counted, not listed (an answer names no more anyway, and 49,000 of them would cost every
+   * other request the time to list them).
+   */
+  unlisted?: number;
 }
 
 export class InputReader {
@@ -23,13 +29,21 @@ export class InputReader {
   private readonly readOnly = new Set<string>();
   private readonly dto: new () => object;
   private readonly accepted: (values: Values) => boolean;
+  private readonly unknownField: string;
+  /**
+   * Unknown fields named at most: room is left for every writable field's own error, so that a
+   * body's real problems are never crowded out of the answer by keys it should not have.
+   */
+  private readonly unknownNamed: number;
 
   constructor(private readonly resource: ResourceDefinition) {
+    this.unknownField = `Unknown field; ${resource.singular} has no such field.`;
     for (const field of writableFields(resource)) this.writable.set(inputKey(field), field);
     for (const field of resource.fields) {
       if (!this.writable.has(field.name)) this.readOnly.add(field.name);
     }
     this.dto = inputClass(resource);
+    this.unknownNamed = Math.max(1, MAX_NAMED_FIELDS - this.writable.size);
     this.accepted = inputAccepted(resource);
   }
 
@@ -48,11 +62,16 @@ export class InputReader {
     const values: Values = {};
     // No prototype: a field named `__proto__` is reported like any other unknown field.
     const errors: FieldErrors = Object.create(null);
-    for (const [key, raw] of Object.entries(body)) {
+    let unknown = 0;
+    let unlisted = 0;
+    for (const key in body) {
+      if (!Object.hasOwn(body, key)) continue;
+      const raw = body[key];
       const field = this.writable.get(key);
       if (!field) {
-        if (!this.readOnly.has(key))
-          errors[key] = [`Unknown field; ${this.resource.singular} has no such field.`];
+        if (this.readOnly.has(key)) continue;
+        if (++unknown <= this.unknownNamed) errors[key] = [this.unknownField];
+        else unlisted++;
         continue;
       }
       if (raw === undefined) continue;
@@ -91,6 +110,7 @@ export class InputReader {
       if (errors[failure.property]) continue;
       errors[failure.property] = Object.values(failure.constraints ?? {});
     }
+    if (unlisted > 0) return { values, errors, unlisted };
     return Object.keys(errors).length > 0 ? { values, errors } : { values };
   }
 }

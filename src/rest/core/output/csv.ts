@@ -167,8 +167,17 @@ export function encodeCsv(
   return csvHeader(columns) + csvRecords(columns, records);
 }
 
-/** An answer as CSV, a page's next and previous in `Link`. */
+/**
+ * `Content-Disposition` of a CSV answer: a download, named after its collection
+ * (`attachment; filename="marbles.csv"`), so that a browser saves it rather than showing it.
+ */
+export function csvDisposition(resource: ResourceDefinition | undefined): string {
+  return `attachment; filename="${resource?.plural ?? 'records'}.csv"`;
+}
+
+/** An answer as CSV, a page's next and previous in `Link`, a download's name. */
 function renderCsv(result: unknown, { resource, request, headers }: RenderContext): string {
+  headers['Content-Disposition'] = csvDisposition(resource);
   const { base, query } = request.url();
   if (result instanceof Page) {
     const link = pageLinks(result, base, query);

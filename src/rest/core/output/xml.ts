@@ -8,6 +8,7 @@
  * strings in JSON) and every tag name is built once, not per row. Values without a declared
  * shape (messages, error maps) are encoded by their JavaScript type.
  */
+import { NAMES_AS_SENT } from '../errors';
 import { singular } from '../names';
 
 export type XmlScalarType = 'string' | 'integer' | 'boolean' | 'decimal' | 'dateTime';
@@ -154,12 +155,20 @@ function inferred(open: string, close: string, value: unknown): string {
       return scalar(open, close, value, 'string');
   }
   if (Array.isArray(value)) {
-    return element(open, close, value, arrayShape(singular(open.slice(1)), ANY));
+    // The items' name from the tag as it is (already a valid name: not made over again).
+    const item = singular(open.slice(1)) || xmlName('');
+    return element(open, close, value, {
+      kind: 'array',
+      itemOpen: `<${item}`,
+      itemClose: `</${item}>`,
+      of: ANY,
+    });
   }
   let out = open + '>';
+  const asSent = (value as { [NAMES_AS_SENT]?: boolean })[NAMES_AS_SENT] === true;
   for (const [key, v] of Object.entries(value as object)) {
     if (v === undefined) continue;
-    const tag = xmlName(key);
+    const tag = asSent ? sentName(key) : xmlName(key);
     out += element(`<${tag}`, `</${tag}>`, v, ANY);
   }
   return out + close;
@@ -174,6 +183,17 @@ const NAME_CHAR = /[^A-Za-z0-9._-]/g;
 export function xmlName(key: string): string {
   const name = key.replace(/_/g, '-').replace(NAME_CHAR, '-');
   return /^[A-Za-z_]/.test(name) ? name : `field-${name}`;
+}
+
+/** A valid XML name of the kind this service writes: letters, digits, `.`, `_` and `-`. */
+const XML_NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;
+
+/**
+ * A name a client sent (a query parameter: `price__foo`, `user.login`), kept as it is where it
+ * is a valid XML name; anything else is made into one as xmlName does.
+ */
+export function sentName(key: string): string {
+  return XML_NAME.test(key) ? key : xmlName(key);
 }
 
 /**

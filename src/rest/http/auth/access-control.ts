@@ -49,6 +49,7 @@ type Identified = Request & { [OUTCOME]?: [Requirement | undefined, Outcome] };
 
 const API_TOKEN_PRINCIPAL: Principal = {
   actor: API_TOKEN_ACTOR,
+  by: 'api-token',
   scopes: new Set([ALL_READ, ALL_WRITE, WEBHOOKS_ADMIN]),
 };
 
@@ -110,7 +111,11 @@ export class AccessControl {
       }
       this.verifier.verify(token).then(
         (verified) => {
-          const principal: Principal = { actor: verified.subject, scopes: verified.scopes };
+          const principal: Principal = {
+            actor: verified.subject,
+            by: 'token',
+            scopes: verified.scopes,
+          };
           setPrincipal(req, principal);
           (req as Identified)[OUTCOME] = [requirement, { kind: 'principal', principal }];
           next();

@@ -9,6 +9,8 @@ import type { Request } from 'express';
 export interface Principal {
   /** The token's `sub`, or API_TOKEN_ACTOR. */
   actor: string;
+  /** What vouched for it: the static API_TOKEN or a verified token (whose `sub` may be anything). */
+  by: 'api-token' | 'token';
   scopes: ReadonlySet<string>;
 }
 

@@ -6,6 +6,7 @@
  * `charset` parameter (or an XML declaration's `encoding`) naming another is 415, bytes that are
  * not UTF-8 are 400 with their offset.
  */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import * as zlib from 'node:zlib';
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../../core/errors';
@@ -34,6 +35,8 @@ export function bodyParsers() {
       req.body = undefined;
       return next();
     }
+    // Refused before a byte of it is read: Express's reader would read (and drop) all of it first.
+    if (declaredTooLarge(req)) return refuseTooLarge(res);
     const done = (error?: unknown) => (error ? bodyErrors(error, req, res, next) : next());
     readBytes(req, res, (error?: unknown) => (error ? done(error) : decodeBody(req, res, done)));
   };
@@ -79,6 +82,58 @@ function decodeBody(req: Request, res: Response, next: (error?: unknown) => void
   }
 }
 
+/**
+ * Whether the request says (`Content-Length`) its body is larger than BODY_LIMIT. A compressed
+ * body (`Content-Encoding`) is measured as it is inflated, as before.
+ */
+function declaredTooLarge(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length === undefined || length.length > 15) return length !== undefined;
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return false;
+  return Number(length) > BODY_LIMIT;
+}
+
+const TOO_LARGE = `Request body is larger than ${BODY_LIMIT} bytes.`;
+
+/** How long the rest of a refused body is read and dropped, at most, before the socket closes. */
+const LINGER_MS = 2000;
+
+/**
+ * 413 at once, then the connection is closed (a FIN: the client stops sending), reading and
+ * dropping what the client sent meanwhile for LINGER_MS at most. Not `Connection: close`: Node
+ * would close the socket at once with the body unread, and the client's system could then
+ * discard the answer on the reset that follows.
+ */
+function refuseTooLarge(res: Response): void {
+  sendError(res, 413, { message: TOO_LARGE });
+  closeAfter(res);
+}
+
+/** Ends the connection once `res` is sent, lingering (see refuseTooLarge). */
+function closeAfter(res: Response): void {
+  res.once('finish', () => {
+    const socket = res.req.socket;
+    if (socket.destroyed) return;
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  });
+}
+
+/**
+ * `Expect: 100-continue` (RFC 9110 §10.1.1): the client waits for `100 Continue` before it sends
+ * the body. Node sends it at once unless the server listens for 'checkContinue'; here, a body whose
+ * `Content-Length` is over BODY_LIMIT gets no `100 Continue`: the request goes on without it, and
+ * is answered 413 (or whatever comes first: 401, 429) without its body ever being sent. Any other
+ * gets its `100 Continue` as before.
+ */
+export function answerExpectContinue(server: Server): void {
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (!declaredTooLarge(req)) res.writeContinue();
+    server.emit('request', req, res);
+  });
+}
+
 /** The `charset` parameter of a Content-Type, quoted or not. */
 const CHARSET = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
 /** The encoding an XML declaration names (`<?xml version="1.0" encoding="ISO-8859-1"?>`). */
@@ -98,7 +153,7 @@ export const CONTENT_ENCODINGS =
   'createZstdDecompress' in zlib ? 'gzip, deflate, br or zstd' : 'gzip, deflate or br';
 
 const STATUS_BY_TYPE: Record<string, [number, string]> = {
-  'entity.too.large': [413, `Request body is larger than ${BODY_LIMIT} bytes.`],
+  'entity.too.large': [413, TOO_LARGE],
   'encoding.unsupported': [
     415,
     `Content encoding is not supported; send the body as it is, or compressed with ${CONTENT_ENCODINGS}.`,

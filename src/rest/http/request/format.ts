@@ -44,6 +44,8 @@ export function negotiateFormat(options: {
     }
     const tabular = pageMethod(req.method) && TABULAR.test(path);
     if (explicit !== undefined) {
+      // A suffix or `format=` wins over Accept: no stream for `/api/events.xml` (formatIsExplicit).
+      res.locals.explicitFormat = true;
       const format = explicit.toLowerCase();
       const page = format === 'html' && browsable && pageMethod(req.method);
       const csv = format === 'csv' && tabular;
@@ -76,6 +78,27 @@ export function negotiateFormat(options: {
     }
     next();
   };
+}
+
+/** Whether the request named its format by a suffix or `format=` (which wins over Accept). */
+export function formatIsExplicit(res: Response): boolean {
+  return res.locals.explicitFormat === true;
+}
+
+const STREAM_RANGE = /text\/event-stream/i;
+
+/**
+ * Whether an Accept header asks for Server-Sent Events: it names `text/event-stream` itself
+ * (never through `text/*` or `*\/*`) with a q above 0 and no other range above it (a tie goes to
+ * the stream: a client that names it among its first choices is a stream's client). `q=0` is a
+ * refusal of the type: such a request gets the page, in the format the rest of Accept asks for.
+ */
+export function prefersStream(header: string): boolean {
+  if (!STREAM_RANGE.test(header)) return false;
+  const ranges = parseRanges(header);
+  const stream = ranges.find((r) => r.type === 'text/event-stream');
+  if (stream === undefined || stream.q === 0) return false;
+  return ranges.every((r) => r.q <= stream.q);
 }
 
 function pageMethod(method: string): boolean {

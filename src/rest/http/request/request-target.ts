@@ -10,6 +10,8 @@
  * - asterisk-form (`*`): for OPTIONS only, answered here: 204 and `Allow`, every method served.
  * - anything else (`ftp://…`, a `#fragment`, `*` with another method), and a request with more
  *   than one Host header (§3.2): 400, in the negotiated format.
+ * - more than one Authorization header: 400 as well. Node keeps the first and drops the others,
+ *   so a request could be checked with one credential while a proxy in front read another.
  *
  * Node's parser refuses the worst itself (`GET foo`, no Host in HTTP/1.1) with a bare 400 before
  * the application sees the request.
@@ -61,8 +63,16 @@ export function readRequestTarget(negotiate: Middleware): Middleware {
   const refuse = (req: Request, res: Response, message: string) =>
     negotiate(req, res, () => sendError(res, 400, { message }));
   return (req, res, next) => {
-    if (hostHeaders(req.rawHeaders) > 1) {
+    const repeated = repeatedHeader(req.rawHeaders);
+    if (repeated === HOST) {
       return refuse(req, res, 'Request has more than one Host header; send one.');
+    }
+    if (repeated === AUTHORIZATION) {
+      return refuse(
+        req,
+        res,
+        'Request has more than one Authorization header; send one credential per request.',
+      );
     }
     const url = req.url;
     // The usual case: a path, no fragment.
@@ -85,12 +95,21 @@ export function readRequestTarget(negotiate: Middleware): Middleware {
   };
 }
 
-/** How many Host lines the request had (Node keeps only the first in `req.headers`). */
-function hostHeaders(raw: string[]): number {
-  let count = 0;
+const HOST = 'host';
+const AUTHORIZATION = 'authorization';
+
+/**
+ * Host or Authorization when the request had more than one line of it (Node keeps only the
+ * first of each in `req.headers`), Host first; undefined otherwise.
+ */
+function repeatedHeader(raw: string[]): typeof HOST | typeof AUTHORIZATION | undefined {
+  let hosts = 0;
+  let authorizations = 0;
   for (let at = 0; at < raw.length; at += 2) {
     const name = raw[at];
-    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+    if (name.length === 4 && name.toLowerCase() === HOST) hosts++;
+    else if (name.length === 13 && name.toLowerCase() === AUTHORIZATION) authorizations++;
   }
-  return count;
+  if (hosts > 1) return HOST;
+  return authorizations > 1 ? AUTHORIZATION : undefined;
 }

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { RecordError } from '../../core/errors';
+import { RecordError, capErrors, withMore } from '../../core/errors';
 import { ErrorBody, Failure } from '../../core/output/render';
 import {
   isDatabaseUnavailable,
@@ -114,10 +114,11 @@ export function clientFailure(exception: unknown): Failure | undefined {
   return undefined;
 }
 
+/** `{message, errors?}`, naming at most MAX_NAMED_FIELDS fields (the message says how many more). */
 function bodyOf(error: RecordError | ApiError): ErrorBody {
-  const body: ErrorBody = { message: error.message };
-  if (error.errors) body.errors = error.errors;
-  return body;
+  if (!error.errors) return { message: error.message };
+  const capped = capErrors(error.errors, error instanceof RecordError ? error.unlisted : 0);
+  return { message: withMore(error.message, capped), errors: capped.errors };
 }
 
 function routeNotFound(req: FailedRequest): Failure {

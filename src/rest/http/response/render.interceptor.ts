@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { csvDisposition } from '../../core/output/csv';
 import {
   CallHandler,
   ExecutionContext,
@@ -77,6 +78,7 @@ function streamResult(
   const request = new ExpressRenderRequest(req, res.statusCode);
   setHeaders(res, renderer.headers ?? {});
   res.setHeader('Content-Type', renderer.contentType);
+  if (formatOf(res) === 'csv') res.setHeader('Content-Disposition', csvDisposition(resource));
   const body = renderer.stream!(result, { resource, request, headers: {} });
   return new StreamableFile(Readable.from(body), { type: renderer.contentType });
 }

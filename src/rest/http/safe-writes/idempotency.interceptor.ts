@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
+import { API_TOKEN_ACTOR, principalOf } from '../auth/principal';
 import { Observable, from, lastValueFrom } from 'rxjs';
 import { IdempotencyStore } from '../../sql/idempotency-store';
 import { SqlDatabase } from '../../db/sql-database';
@@ -31,6 +32,25 @@ export function idempotencyKeyOf(req: Request): string | undefined {
     throw new ApiError(400, 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
   }
   return key;
+}
+
+/** The longest caller kept as it is; a longer one is kept as its SHA-256. */
+const CALLER_MAX = 255;
+
+/**
+ * Who a key belongs to: `sub:<sub>` for a verified token (its `sub` claim), `api-token` for the
+ * static API_TOKEN, empty for a request without credentials (or on a route that reads none). The
+ * prefix keeps a token whose `sub` is `api-token` apart from the API token; a caller longer than
+ * the column is kept as `sha256:<hex>` of it.
+ */
+export function callerOf(req: Request): string {
+  const principal = principalOf(req);
+  if (!principal) return '';
+  if (principal.by === 'api-token') return API_TOKEN_ACTOR;
+  const caller = `sub:${principal.actor}`;
+  return caller.length <= CALLER_MAX
+    ? caller
+    : `sha256:${createHash('sha256').update(caller).digest('hex')}`;
 }
 
 /**
@@ -69,7 +89,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = idempotencyKeyOf(req);
     if (key === undefined) return next.handle();
     const write = {
-      key,
+      owner: { caller: callerOf(req), key },
       fingerprint: fingerprintOf(req, res),
       format: formatOf(res),
       resource: resourceOf(this.reflector, context.getClass()),

@@ -5,7 +5,7 @@
  */
 import { RenderRequest, RenderedResponse, Rendering } from '../../core/output/render';
 import { ResourceDefinition } from '../../core/resource';
-import type { IdempotencyStore, StoredResponse } from '../../sql/idempotency-store';
+import type { IdempotencyStore, KeyOwner, StoredResponse } from '../../sql/idempotency-store';
 import type { SqlDatabase } from '../../db/sql-database';
 import { ApiError } from '../response/api-error';
 import { clientFailure } from '../response/failures';
@@ -22,7 +22,8 @@ const ROUNDS = 3;
 
 /** One write with a key, as the unit needs it. */
 export interface KeyedWrite {
-  key: string;
+  /** The key and who sent it: each caller's keys are its own. */
+  owner: KeyOwner;
   /** What makes two requests with one key the same request (see `fingerprintOf`). */
   fingerprint: string;
   format: Format;
@@ -48,7 +49,10 @@ const mismatch = () =>
   );
 
 export class IdempotentWrites {
-  /** The keys of this process's requests still running, with their fingerprints. */
+  /**
+   * The keys of this process's requests still running (by caller and key, `slotOf`), with their
+   * fingerprints.
+   */
   private readonly inFlight = new Map<string, string>();
 
   constructor(
@@ -72,10 +76,11 @@ export class IdempotentWrites {
    * expired (deleted, and the write rolled back), as the unit of work calls it again on deadlock.
    */
   async run(write: KeyedWrite, handler: () => Promise<unknown>): Promise<RenderedResponse> {
-    const { key, fingerprint } = write;
-    const other = this.inFlight.get(key);
+    const { fingerprint } = write;
+    const slot = slotOf(write.owner);
+    const other = this.inFlight.get(slot);
     if (other !== undefined) throw other === fingerprint ? running() : mismatch();
-    this.inFlight.set(key, fingerprint);
+    this.inFlight.set(slot, fingerprint);
     try {
       for (let round = 0; round < ROUNDS; round++) {
         const answer = await this.once(write, handler);
@@ -84,7 +89,7 @@ export class IdempotentWrites {
       // The key's row was deleted under this request on every round: another is busy with it.
       throw running();
     } finally {
-      this.inFlight.delete(key);
+      this.inFlight.delete(slot);
     }
   }
 
@@ -93,7 +98,7 @@ export class IdempotentWrites {
     write: KeyedWrite,
     handler: () => Promise<unknown>,
   ): Promise<RenderedResponse | undefined> {
-    const { key, fingerprint } = write;
+    const { owner, fingerprint } = write;
     try {
       // Idempotent: on a cluster, a COMMIT whose answer was lost is run again on the next
       // writer; a first run that was saved holds the key, and this unit then replays it.
@@ -105,7 +110,7 @@ export class IdempotentWrites {
           rendered.headers,
           bytesOf(rendered),
         );
-        if (!(await this.keys.store(key, fingerprint, storedOf(response)))) throw new KeyTaken();
+        if (!(await this.keys.store(owner, fingerprint, storedOf(response)))) throw new KeyTaken();
         return response;
       }, IDEMPOTENT);
     } catch (error) {
@@ -115,10 +120,10 @@ export class IdempotentWrites {
         if (!failure) throw error;
         const rendered = renderError(write.format, failure, write.request);
         const response = new RenderedResponse(failure.status, rendered.headers, bytesOf(rendered));
-        if (await this.keys.store(key, fingerprint, storedOf(response))) throw error;
+        if (await this.keys.store(owner, fingerprint, storedOf(response))) throw error;
       }
     }
-    const stored = await this.keys.lookup(key, fingerprint);
+    const stored = await this.keys.lookup(owner, fingerprint);
     switch (stored.kind) {
       case 'replay':
         return replayOf(stored.response);
@@ -130,6 +135,11 @@ export class IdempotentWrites {
         return undefined;
     }
   }
+}
+
+/** One string per caller and key. */
+function slotOf({ caller, key }: KeyOwner): string {
+  return JSON.stringify([caller, key]);
 }
 
 function bytesOf(rendered: Rendering): Buffer {

@@ -101,7 +101,7 @@ describe('encodeCsv', () => {
 });
 
 describe('CSV_RENDERER', () => {
-  it('should put the next and previous pages of a page into Link', () => {
+  it('should put the next and previous pages of a page into Link, and name the download', () => {
     const page = new Page([ONE], 2, 1, 3, true, 'page');
     const headers: Record<string, string> = {};
     const body = CSV_RENDERER.result(page, {
@@ -113,6 +113,7 @@ describe('CSV_RENDERER', () => {
       'id,name,user.id,user.login,genres\r\n1,Cog,2,bob,"[{""id"":1,""name"":""A""}]"\r\n',
     );
     expect(headers).toEqual({
+      'Content-Disposition': 'attachment; filename="gadgets.csv"',
       Link:
         '<http://h/api/demo/gadgets.csv?page_size=1&page=3>; rel="next", ' +
         '<http://h/api/demo/gadgets.csv?page_size=1&page=1>; rel="prev"',

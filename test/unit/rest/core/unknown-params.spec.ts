@@ -1,5 +1,6 @@
 import { ScalarType } from '../../../../src/rest/core/fields';
 import { ignoredOf, markIgnored, unknownParams } from '../../../../src/rest/core/list-query';
+import { closestName } from '../../../../src/rest/core/names';
 
 const PATHS: ReadonlyMap<string, ScalarType> = new Map<string, ScalarType>([
   ['id', 'integer'],
@@ -38,7 +39,9 @@ describe('unknownParams', () => {
         KNOWN,
       ),
     ).toEqual({
-      colour: [`Unknown parameter; the fields to filter by: ${FIELDS}.`],
+      colour: [
+        `Unknown parameter; the list takes: ordering, search, page, page_size, only, format; the fields to filter by: ${FIELDS}.`,
+      ],
       id__foo: ['Unknown operator "foo"; operators: in, lt, lte, gt, gte, contains.'],
       name__: ['Unknown operator ""; operators: in, lt, lte, gt, gte, contains.'],
       ordering: [
@@ -53,6 +56,24 @@ describe('unknownParams', () => {
       'page',
       '__in',
     ]);
+  });
+});
+
+describe('closestName', () => {
+  it('should name the closest candidate of a slip, and none of a word far from all', () => {
+    const candidates = ['ordering', 'search', 'page', 'page_size', 'only', 'id', 'user.login'];
+    const cases: [string, string | undefined][] = [
+      ['pagesize', 'page_size'],
+      ['PAGE', 'page'],
+      ['pgae', 'page'],
+      ['oder', undefined],
+      ['odering', 'ordering'],
+      ['user.logn', 'user.login'],
+      ['ix', undefined],
+      ['colour', undefined],
+      ['', undefined],
+    ];
+    expect(cases.map(([name]) => [name, closestName(name, candidates)])).toEqual(cases);
   });
 });
 

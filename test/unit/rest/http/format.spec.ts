@@ -3,7 +3,11 @@
  * API's switch, through the middleware as the application runs it.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { negotiate, negotiateFormat } from '../../../../src/rest/http/request/format';
+import {
+  negotiate,
+  negotiateFormat,
+  prefersStream,
+} from '../../../../src/rest/http/request/format';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -170,5 +174,21 @@ describe('format negotiation with the browsable API off', () => {
   it('should keep negotiate() itself pure of the switch', () => {
     expect(negotiate(BROWSER, 'GET', true)).toBe('html');
     expect(negotiate(BROWSER, 'GET', false)).toBe('json');
+  });
+
+  it('should take a stream when Accept names text/event-stream at the top q, never at q=0', () => {
+    const cases: [string, boolean][] = [
+      ['text/event-stream', true],
+      ['TEXT/EVENT-STREAM; charset=utf-8', true],
+      ['application/json, text/event-stream', true],
+      ['text/event-stream;q=0.5, */*;q=0.5', true],
+      ['text/event-stream;q=0', false],
+      ['text/event-stream; q=0.0, application/json', false],
+      ['application/json, text/event-stream;q=0.9', false],
+      ['*/*', false],
+      ['text/*', false],
+      [BROWSER, false],
+    ];
+    expect(cases.map(([accept]) => [accept, prefersStream(accept)])).toEqual(cases);
   });
 });

@@ -1,7 +1,11 @@
 import { RecordError } from '../../../../src/rest/core/errors';
 import { tag } from '../../../../src/rest/core/preconditions';
 import { RenderRequest, RenderedResponse } from '../../../../src/rest/core/output/render';
-import type { Stored, StoredResponse } from '../../../../src/rest/sql/idempotency-store';
+import type {
+  KeyOwner,
+  Stored,
+  StoredResponse,
+} from '../../../../src/rest/sql/idempotency-store';
 import { ApiError } from '../../../../src/rest/http/response/api-error';
 import {
   IdempotentWrites,
@@ -16,19 +20,24 @@ interface FakeRow {
   expired?: boolean;
 }
 
+/** A row's key in FakeKeys: the key alone for the anonymous caller, `caller/key` otherwise. */
+const slot = ({ caller, key }: KeyOwner) => (caller ? `${caller}/${key}` : key);
+
 /** An in-memory store with the store/lookup protocol of IdempotencyStore. */
 class FakeKeys implements KeyStore {
   readonly rows = new Map<string, FakeRow>();
   /** Set to have another request store under the key while the next handler runs. */
   before?: (key: string) => void;
 
-  store(key: string, fingerprint: string, response: StoredResponse): Promise<boolean> {
+  store(owner: KeyOwner, fingerprint: string, response: StoredResponse): Promise<boolean> {
+    const key = slot(owner);
     if (this.rows.has(key)) return Promise.resolve(false);
     this.rows.set(key, { fingerprint, response });
     return Promise.resolve(true);
   }
 
-  lookup(key: string, fingerprint: string): Promise<Stored> {
+  lookup(owner: KeyOwner, fingerprint: string): Promise<Stored> {
+    const key = slot(owner);
     const row = this.rows.get(key);
     if (!row || row.expired) {
       this.rows.delete(key);
@@ -71,7 +80,7 @@ const request = (method: string, status: number): RenderRequest => ({
 });
 
 const write = (overrides: Partial<KeyedWrite> = {}): KeyedWrite => ({
-  key: 'k-1',
+  owner: { caller: '', key: 'k-1' },
   fingerprint: 'POST /widgets json',
   format: 'json',
   resource: undefined,
@@ -180,6 +189,25 @@ describe('IdempotentWrites', () => {
     expect((await first).status).toBe(201);
     const replay = await writes.run(write(), () => Promise.resolve({ id: 5 }));
     expect(replay.body.toString()).toBe('{"id":4}');
+  });
+
+  it("should run another caller's same key as a request of its own, even while the first runs", async () => {
+    let finish!: (value: unknown) => void;
+    const first = writes.run(write(), () => new Promise((resolve) => (finish = resolve)));
+    const bot = { caller: 'sub:marbles-bot', key: 'k-1' };
+    const theirs = await writes.run(write({ owner: bot }), () => Promise.resolve({ id: 8 }));
+    expect([theirs.status, theirs.headers['Idempotent-Replayed']]).toEqual([201, undefined]);
+    finish({ id: 7 });
+    expect((await first).body.toString()).toBe('{"id":7}');
+    const token = { caller: 'api-token', key: 'k-1' };
+    const another = await writes.run(write({ owner: token }), () => Promise.resolve({ id: 9 }));
+    expect(another.body.toString()).toBe('{"id":9}');
+    const replay = await writes.run(write({ owner: bot }), jest.fn());
+    expect([replay.headers['Idempotent-Replayed'], replay.body.toString()]).toEqual([
+      'true',
+      '{"id":8}',
+    ]);
+    expect([...keys.rows.keys()]).toEqual(['sub:marbles-bot/k-1', 'k-1', 'api-token/k-1']);
   });
 
   it("should answer 409 to a key an earlier version's request still holds (a row without a response)", async () => {

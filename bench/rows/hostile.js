@@ -1,0 +1,275 @@
+/**
+ * The hostile bodies' rows of `npm run bench` (docs/benchmark.md, "Hostile bodies"), on one
+ * instance of the service of its own: what a sender of bodies built to cost the service costs
+ * everyone else. For each kind of body, another client sends GET /api/demo/marbles/1 one request
+ * at a time for BENCH_HOSTILE_SECONDS (10) alone ("calm"), then as long again while
+ * BENCH_HOSTILE_SENDERS (4) senders each send the body, one after another, as fast as the service
+ * answers them. The row gives the client's p50 and p99 in both phases, p99 under senders over
+ * calm (the target: at most 2x), the senders' bodies answered and their statuses, and the mean
+ * time a sender waited for each answer (its upload included).
+ *
+ * The kinds (issue 43's findings, and the XML one before them):
+ *  - JSON, 49,000 unknown keys (528 kB): was a 2.6 MB 400 after 0.5 s of event loop; now
+ *    refused by the scan (an object of more than 1000 keys).
+ *  - JSON bulk, 50 items of 998 unknown keys (444 kB): the most keys the limits let through to
+ *    JSON.parse and the check of every item (each object under 1000 keys, under 50,000 values).
+ *  - XML, 90,000 attributes (979 kB): was read in 0.7 s; now refused by the scan (attributes
+ *    count as elements).
+ *  - XML, 100,000 nested elements (700 kB): refused by the scan (bench/tools/xml-flood.js alone).
+ *  - Content-Length 10 MiB with Expect: 100-continue: was 100 Continue, then the 413 after the
+ *    whole body; now a 413 before it, the body never sent.
+ *
+ * The client and the senders are this process (node:http); the service is one process with one
+ * event loop, so a body that holds it for 20 ms holds every GET queued behind it as long.
+ */
+'use strict';
+
+const http = require('node:http');
+const lib = require('../lib');
+
+function hostileSettings() {
+  return {
+    seconds: lib.positiveInt('BENCH_HOSTILE_SECONDS', 10, 600),
+    senders: lib.positiveInt('BENCH_HOSTILE_SENDERS', 4, 64),
+  };
+}
+
+/** An object of `count` keys `k0`, `k1`, … (and `extra` first). */
+function keys(count, extra = {}) {
+  const object = { ...extra };
+  for (let i = 0; i < count; i++) object[`k${i}`] = 1;
+  return object;
+}
+
+function attributes(count) {
+  let text = '';
+  for (let i = 0; i < count; i++) text += ` a${i}="1"`;
+  return text;
+}
+
+/** The kinds of body, built when measured (a few MB in all). */
+const KINDS = [
+  {
+    name: 'hostile: JSON, 49,000 unknown keys (528 kB)',
+    body: () =>
+      JSON.stringify(keys(48_999, { name: 'Wide', k: 'x'.repeat(46_000) })).replace(
+        '"k":',
+        '"kx":',
+      ),
+    type: 'application/json',
+  },
+  {
+    name: 'hostile: JSON bulk, 50 items of 998 unknown keys (444 kB)',
+    body: () => JSON.stringify(Array.from({ length: 50 }, () => keys(998))),
+    type: 'application/json',
+  },
+  {
+    name: 'hostile: XML, 90,000 attributes (979 kB)',
+    body: () => `<marble><name>A</name><x${attributes(90_000)}/></marble>`,
+    type: 'application/xml',
+  },
+  {
+    name: 'hostile: XML, 100,000 nested elements (700 kB)',
+    body: () => '<a>'.repeat(100_000) + '</a>'.repeat(100_000),
+    type: 'application/xml',
+  },
+  {
+    name: 'hostile: Content-Length 10 MiB, Expect: 100-continue',
+    expectContinue: 10 * 1024 * 1024,
+    type: 'application/json',
+  },
+];
+
+/** The rows, for BENCH_ONLY. */
+function hostileScenarios() {
+  return KINDS.map((kind) => ({ ...kind, service: 'serviceHostile' }));
+}
+
+function hostileBudgetMs(scenarios) {
+  const { seconds } = hostileSettings();
+  return scenarios.length * (2 * seconds + 60) * 1000;
+}
+
+/** One request; its status and time in ms. A refused 100-continue body is never sent. */
+function send(port, agent, { method, path, body, headers = {}, expectContinue }) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = http.request({ host: '127.0.0.1', port, method, path, agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () =>
+        resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }),
+      );
+    });
+    req.on('error', reject);
+    if (expectContinue) {
+      // The body only after 100 Continue (never, for a body over the limit).
+      req.on('continue', () => req.end(Buffer.alloc(expectContinue, 0x20)));
+      req.flushHeaders();
+    } else req.end(body);
+  });
+}
+
+function percentile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/** The client's sequential GETs for `seconds`: count, p50, p99. */
+async function client(port, seconds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const times = [];
+  const end = Date.now() + seconds * 1000;
+  try {
+    while (Date.now() < end) {
+      times.push((await send(port, agent, { method: 'GET', path: '/api/demo/marbles/1' })).ms);
+    }
+  } finally {
+    agent.destroy();
+  }
+  times.sort((a, b) => a - b);
+  return { n: times.length, p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+}
+
+async function sender(port, kind, body, until, statuses, times) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const headers = kind.expectContinue
+    ? {
+        'Content-Type': kind.type,
+        'Content-Length': String(kind.expectContinue),
+        Expect: '100-continue',
+      }
+    : { 'Content-Type': kind.type, 'Content-Length': String(body.length) };
+  try {
+    while (Date.now() < until()) {
+      const res = await send(port, agent, {
+        method: 'POST',
+        path: '/api/demo/marbles',
+        body,
+        headers,
+        expectContinue: kind.expectContinue,
+      }).catch(() => ({ status: 'error', ms: 0 }));
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      times.push(res.ms);
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function measureHostile(server, scenarios) {
+  const settings = hostileSettings();
+  const rows = [];
+  // Warm-up: the service's first GETs and one of each body.
+  await client(server.port, 2);
+  for (const kind of scenarios) {
+    const body = kind.body ? Buffer.from(kind.body()) : undefined;
+    const calm = await client(server.port, settings.seconds);
+    const statuses = {};
+    const times = [];
+    let stop = false;
+    const senders = Array.from({ length: settings.senders }, () =>
+      sender(server.port, kind, body, () => (stop ? 0 : Infinity), statuses, times),
+    );
+    // The senders start first: the client meets them at full flow.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const loaded = await client(server.port, settings.seconds);
+    stop = true;
+    await Promise.all(senders);
+    const mean = times.reduce((a, b) => a + b, 0) / Math.max(1, times.length);
+    rows.push({ kind, bytes: body?.length ?? kind.expectContinue, calm, loaded, statuses, mean });
+    console.log(
+      `  ${kind.name}: p99 ${calm.p99.toFixed(1)} -> ${loaded.p99.toFixed(1)} ms, ` +
+        `${times.length} bodies ${JSON.stringify(statuses)}`,
+    );
+  }
+  return { settings, rows };
+}
+
+function printHostile({ settings, rows }) {
+  console.log(
+    `\nHostile bodies: another client's GET /api/demo/marbles/1, alone and with ` +
+      `${settings.senders} senders, ${settings.seconds} s each`,
+  );
+  const header = [
+    'sender',
+    'calm p50 ms',
+    'calm p99 ms',
+    'with senders p50',
+    'p99',
+    'p99 / calm',
+    'bodies',
+    'statuses',
+    'ms per body',
+    'target',
+  ];
+  let ok = true;
+  const body = rows.map((r) => {
+    const ratio = r.loaded.p99 / r.calm.p99;
+    const met = ratio <= 2;
+    ok = ok && met;
+    return [
+      r.kind.name.replace(/^hostile: /, ''),
+      r.calm.p50.toFixed(2),
+      r.calm.p99.toFixed(2),
+      r.loaded.p50.toFixed(2),
+      r.loaded.p99.toFixed(2),
+      ratio.toFixed(2),
+      String(Object.values(r.statuses).reduce((a, b) => a + b, 0)),
+      Object.entries(r.statuses)
+        .map(([status, n]) => `${status}: ${n}`)
+        .join(', '),
+      r.mean.toFixed(1),
+      met ? 'p99 <= 2x calm met' : 'p99 <= 2x calm NOT met',
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
+  const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of body) console.log(line(row));
+  return ok;
+}
+
+module.exports = { hostileScenarios, hostileBudgetMs, measureHostile, printHostile };
+
+/** `node bench/rows/hostile.js` alone (after `npm run build`): the rows against a SQLite service. */
+if (require.main === module) {
+  const { spawn } = require('node:child_process');
+  const { mkdtempSync } = require('node:fs');
+  const { tmpdir } = require('node:os');
+  const { join } = require('node:path');
+  const port = lib.positiveInt('BENCH_HOSTILE_PORT', 3122, 65535);
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
+  const main = async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostile-'));
+    const child = spawn(lib.serverNode(), [...lib.serviceNodeFlags(), 'dist/main.js'], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATABASE_URL: `sqlite:${join(dir, 'hostile.sqlite')}`,
+        DEMO_DATA: 'true',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    try {
+      const end = Date.now() + 60_000;
+      for (;;) {
+        const ready = await send(port, undefined, { method: 'GET', path: '/health/ready' }).catch(
+          () => undefined,
+        );
+        if (ready?.status === 200) break;
+        if (Date.now() > end) throw new Error('the service did not start');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const scenarios = hostileScenarios().filter((s) => !only || only.test(s.name));
+      const result = await measureHostile({ port }, scenarios);
+      if (!printHostile(result)) process.exitCode = 1;
+    } finally {
+      child.kill('SIGTERM');
+    }
+  };
+  main().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

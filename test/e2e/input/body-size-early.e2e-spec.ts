@@ -1,0 +1,174 @@
+/**
+ * A body over the limit costs nothing to refuse: a `Content-Length` over 1 MiB is answered 413
+ * before any of the body is read, and with `Expect: 100-continue` without a `100 Continue` (the
+ * client never sends it); the connection then closes. A body within the limit that asks for
+ * `100 Continue` gets it, and is served. Raw sockets: the test sees every byte the server sends,
+ * and when.
+ */
+import type { Server } from 'node:http';
+import { AddressInfo, Socket, connect } from 'node:net';
+import { useApp } from '../support/harness';
+import { USERS } from '../support/fixtures';
+import { xmlMessage } from '../support/http';
+
+const TOO_LARGE = 'Request body is larger than 1048576 bytes.';
+
+/** A connection whose bytes received are kept as text, with a wait for a condition on them. */
+class Connection {
+  text = '';
+  closed = false;
+  private readonly socket: Socket;
+  private waiters: (() => void)[] = [];
+
+  constructor(port: number) {
+    this.socket = connect(port, '127.0.0.1');
+    this.socket.on('data', (chunk: Buffer) => {
+      this.text += chunk.toString('latin1');
+      this.wake();
+    });
+    this.socket.on('close', () => {
+      this.closed = true;
+      this.wake();
+    });
+    // A reset after the server closed (the client was still sending): the answer is already in.
+    this.socket.on('error', () => undefined);
+  }
+
+  write(text: string): void {
+    this.socket.write(text);
+  }
+
+  until(condition: (c: Connection) => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+      const look = () => {
+        if (condition(this)) {
+          clearTimeout(timer);
+          resolve();
+        } else this.waiters.push(look);
+      };
+      look();
+    });
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const look of waiters) look();
+  }
+}
+
+/** The status line, headers (lower-case names) and body of the first answer in `text`. */
+function firstAnswer(text: string) {
+  const end = text.indexOf('\r\n\r\n');
+  const [status, ...lines] = text.slice(0, end).split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((line) => {
+      const at = line.indexOf(':');
+      return [line.slice(0, at).toLowerCase(), line.slice(at + 1).trim()];
+    }),
+  );
+  const body = text.slice(end + 4, end + 4 + Number(headers['content-length'] ?? 0));
+  return { status, headers, body };
+}
+
+describe('write: a body over the limit is refused before it is read', () => {
+  const t = useApp({ seedEach: { users: USERS } });
+  let port = 0;
+
+  beforeAll(async () => {
+    const server = t.app.getHttpServer() as Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  const head = (lines: string[]) =>
+    ['POST /api/demo/marbles HTTP/1.1', 'Host: 127.0.0.1', ...lines, '', ''].join('\r\n');
+
+  it('should answer Expect: 100-continue with 413 and no 100 Continue when Content-Length is over 1 MiB', async () => {
+    for (const [accept, type, body] of [
+      [
+        'application/json',
+        'application/json; charset=utf-8',
+        JSON.stringify({ message: TOO_LARGE }),
+      ],
+      ['application/xml', 'application/xml; charset=utf-8', xmlMessage(TOO_LARGE)],
+    ]) {
+      const connection = new Connection(port);
+      try {
+        connection.write(
+          head([
+            'Content-Type: application/json',
+            'Content-Length: 10485760',
+            'Expect: 100-continue',
+            `Accept: ${accept}`,
+          ]),
+        );
+        // The client sends nothing more: the answer comes all the same, and the connection ends.
+        await connection.until((c) => c.closed, 'the connection to close');
+        expect(connection.text).not.toContain('100 Continue');
+        const answer = firstAnswer(connection.text);
+        expect([answer.status, answer.headers['content-type'], answer.body]).toEqual([
+          'HTTP/1.1 413 Payload Too Large',
+          type,
+          body,
+        ]);
+      } finally {
+        connection.destroy();
+      }
+    }
+    expect(await t.stored('marbles')).toEqual([]);
+  });
+
+  it('should answer 413 to a Content-Length over 1 MiB before the body is sent', async () => {
+    const connection = new Connection(port);
+    try {
+      connection.write(
+        head(['Content-Type: application/json', 'Content-Length: 10485760']) +
+          '{"name": "Huge", "description": "',
+      );
+      // 10 MiB announced, 35 bytes sent: the answer does not wait for the rest.
+      await connection.until((c) => c.text.includes('\r\n\r\n{'), 'the answer');
+      const answer = firstAnswer(connection.text);
+      expect([answer.status, answer.body]).toEqual([
+        'HTTP/1.1 413 Payload Too Large',
+        JSON.stringify({ message: TOO_LARGE }),
+      ]);
+      // The server ends the connection; what the client sends meanwhile is dropped.
+      connection.write('d'.repeat(64 * 1024));
+      await connection.until((c) => c.closed, 'the connection to close');
+    } finally {
+      connection.destroy();
+    }
+    expect(await t.stored('marbles')).toEqual([]);
+  });
+
+  it('should send 100 Continue to a body within the limit, and serve it', async () => {
+    const body = JSON.stringify({ name: 'Continued' });
+    const connection = new Connection(port);
+    try {
+      connection.write(
+        head([
+          'Content-Type: application/json',
+          `Content-Length: ${body.length}`,
+          'Expect: 100-continue',
+          'Connection: close',
+        ]),
+      );
+      await connection.until((c) => c.text.includes('\r\n\r\n'), '100 Continue');
+      expect(connection.text).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+      connection.write(body);
+      await connection.until((c) => c.closed, 'the answer');
+      const answer = firstAnswer(connection.text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length));
+      expect(answer.status).toBe('HTTP/1.1 201 Created');
+      expect(JSON.parse(answer.body).name).toBe('Continued');
+    } finally {
+      connection.destroy();
+    }
+    expect((await t.stored('marbles')).map((m) => m.name)).toEqual(['Continued']);
+  });
+});
