@@ -116,6 +116,7 @@ export function clientFailure(exception: unknown): Failure | undefined {
 
 function bodyOf(error: RecordError | ApiError): ErrorBody {
   const body: ErrorBody = { message: error.message };
+  if (error instanceof ApiError) Object.assign(body, error.members);
   if (error.errors) body.errors = error.errors;
   return body;
 }
