@@ -40,10 +40,13 @@ const OPERATION: Schema = {
       type: 'object',
       additionalProperties: true,
       description:
-        "What the collection's own route takes (create, update, an action's body). A foreign key may be `{\"ref\": \"<name>\"}`.",
+        'What the collection\'s own route takes (create, update, an action\'s body). A foreign key may be `{"ref": "<name>"}`.',
     },
     ref: { type: 'string', description: 'A create only: a name, unique in the request.' },
-    if_match: { type: 'string', description: "An ETag: the operation runs only if it is the record's." },
+    if_match: {
+      type: 'string',
+      description: "An ETag: the operation runs only if it is the record's.",
+    },
   },
   xml: { name: 'operation' },
 };
@@ -56,7 +59,12 @@ export const OPERATIONS_EXAMPLE = {
       ref: 'new_marble',
       record: { name: 'Atomic marble', radius_mm: 12, user_id: 1 },
     },
-    { op: 'adjust_price', collection: 'marbles', id: { ref: 'new_marble' }, record: { price: '12.5' } },
+    {
+      op: 'adjust_price',
+      collection: 'marbles',
+      id: { ref: 'new_marble' },
+      record: { price: '12.5' },
+    },
     { op: 'update', collection: 'phone_numbers', id: 1, record: { user_id: 1 } },
   ],
 };
@@ -66,7 +74,11 @@ const RESULT: Schema = {
   required: ['status'],
   properties: {
     status: { type: 'integer', description: 'What its own route would answer: 201, 200 or 204.' },
-    record: { type: 'object', additionalProperties: true, description: 'Create and update: the record.' },
+    record: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Create and update: the record.',
+    },
     etag: { type: 'string', description: "Create and update: the record's new ETag." },
     message: { type: 'string', description: 'An action: what changed, in words.' },
   },
@@ -108,7 +120,11 @@ export const OPERATIONS_SPEC: PlainSpec = {
         results: [
           { status: 201, record: { id: 101, name: 'Atomic marble' }, etag: '"101.0"' },
           { status: 200, message: 'Price updated to 12.5.' },
-          { status: 200, record: { id: 1, number: '+1 555 0100', user: { id: 1, login: 'ann' } }, etag: '"1.1"' },
+          {
+            status: 200,
+            record: { id: 1, number: '+1 555 0100', user: { id: 1, login: 'ann' } },
+            etag: '"1.1"',
+          },
         ],
       },
     },

@@ -57,7 +57,8 @@ function listOf(body: unknown): unknown[] | undefined {
   return undefined;
 }
 
-const SHAPE = 'The body must be {"operations": [...]}: a list of operations, each {op, collection, ...}.';
+const SHAPE =
+  'The body must be {"operations": [...]}: a list of operations, each {op, collection, ...}.';
 
 /** `{"ref": "name"}` (and only that): the name, else undefined. */
 function refOf(value: unknown): string | undefined {
@@ -76,7 +77,8 @@ export function planOf(
 ): PlannedOperation[] {
   const list = listOf(body);
   if (!list) throw RecordError.invalid(SHAPE);
-  if (list.length === 0) throw RecordError.invalid('The list of operations is empty: send at least one.');
+  if (list.length === 0)
+    throw RecordError.invalid('The list of operations is empty: send at least one.');
   if (list.length > max) {
     throw RecordError.invalid(
       `${list.length} operations in one request; at most ${max} are accepted. Nothing was run.`,
@@ -90,19 +92,24 @@ export function planOf(
     const say = (problem: string) => problems.push(`operation ${place} ${problem}`);
     if (!isPlainObject(item)) return say('is not an object');
     const unknown = Object.keys(item).filter((key) => !KEYS.has(key));
-    if (unknown.length > 0) say(`has unknown ${unknown.length > 1 ? 'keys' : 'key'} ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      say(`has unknown ${unknown.length > 1 ? 'keys' : 'key'} ${unknown.join(', ')}`);
     const { op, collection: name } = item;
     const collection = typeof name === 'string' ? collections.get(name) : undefined;
     if (name === undefined) say('has no collection');
     else if (!collection) {
-      say(`names no collection: ${JSON.stringify(name)} (known: ${[...collections.keys()].join(', ')})`);
+      say(
+        `names no collection: ${JSON.stringify(name)} (known: ${[...collections.keys()].join(', ')})`,
+      );
     }
     const standard = (STANDARD_OPS as readonly string[]).includes(op as string);
     const action = collection && typeof op === 'string' ? collection.actions.get(op) : undefined;
     if (op === undefined) say('has no op');
     else if (typeof op !== 'string' || (!standard && collection && !action)) {
       const known = [...STANDARD_OPS, ...(collection?.actions.keys() ?? [])];
-      say(`has an unknown op ${JSON.stringify(op)} (known${collection ? ` for ${collection.plural}` : ''}: ${known.join(', ')})`);
+      say(
+        `has an unknown op ${JSON.stringify(op)} (known${collection ? ` for ${collection.plural}` : ''}: ${known.join(', ')})`,
+      );
     }
     const planned: PlannedOperation = {
       place,
@@ -124,7 +131,8 @@ export function planOf(
         } else planned.id = { ref, from: made.place };
       } else {
         const id = recordId(item.id);
-        if (id === undefined) say(`has id ${JSON.stringify(item.id)}, not a positive integer or {"ref": "<name>"}`);
+        if (id === undefined)
+          say(`has id ${JSON.stringify(item.id)}, not a positive integer or {"ref": "<name>"}`);
         else planned.id = { id };
       }
     }
@@ -192,7 +200,9 @@ function refFieldsOf(
     if (!target) say(`sets ${field} to a ref, but ${field} holds no record's id`);
     else if (!made) say(`uses ref "${ref}" before any create names it`);
     else if (made.collection !== target) {
-      say(`sets ${field} to ref "${ref}", a record of ${made.collection}; ${field} holds an id of ${target}`);
+      say(
+        `sets ${field} to ref "${ref}", a record of ${made.collection}; ${field} holds an id of ${target}`,
+      );
     } else found.push({ field, ref, from: made.place });
   }
   return found;

@@ -58,7 +58,11 @@ export class OperationsGuard implements CanActivate {
         }
       }
     }
-    const refused = await this.limiter?.countWrites(req, http.getResponse<Response>(), plan.length - 1);
+    const refused = await this.limiter?.countWrites(
+      req,
+      http.getResponse<Response>(),
+      plan.length - 1,
+    );
     if (refused) throw refused;
     req[PLAN] = plan;
     return true;

@@ -9,11 +9,7 @@
  * request again, its references resolved anew.
  */
 import { Injectable, OnApplicationBootstrap, RequestMethod, Type } from '@nestjs/common';
-import {
-  METHOD_METADATA,
-  PATH_METADATA,
-  ROUTE_ARGS_METADATA,
-} from '@nestjs/common/constants';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { Precondition, ENTITY_TAG, Tagged } from '../rest/core/preconditions';
@@ -185,7 +181,11 @@ function failed(op: PlannedOperation, ids: Map<string, number>, error: unknown):
 function actionsOf(type: Type, instance: object): Map<string, { body: boolean; call: ActionCall }> {
   const actions = new Map<string, { body: boolean; call: ActionCall }>();
   const seen = new Set<string>();
-  for (let proto = type.prototype as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto = type.prototype as object | null;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       if (seen.has(name) || name === 'constructor') continue;
       seen.add(name);
@@ -202,7 +202,11 @@ function actionsOf(type: Type, instance: object): Map<string, { body: boolean; c
       const slots = Object.entries(params).map(([key, { index }]) => {
         const kind = Number(key.split(':')[0]);
         const what =
-          kind === RouteParamtypes.BODY ? 'body' : kind === RouteParamtypes.PARAM ? 'id' : 'condition';
+          kind === RouteParamtypes.BODY
+            ? 'body'
+            : kind === RouteParamtypes.PARAM
+              ? 'id'
+              : 'condition';
         return { index, what };
       });
       const body = slots.some((s) => s.what === 'body');

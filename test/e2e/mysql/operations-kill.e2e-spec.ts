@@ -29,7 +29,11 @@ describe('atomic operations: a statement or connection killed mid-request (MySQL
   const database = testDatabase();
   if (database.type !== 'mysql') throw new Error('run with TEST_DATABASE=mysql');
   const t = useApp({
-    seedEach: { users: USERS, marbles: [marbleRow(7, 'Amber', { version: 1 })], phone_numbers: TWO_PHONES },
+    seedEach: {
+      users: USERS,
+      marbles: [marbleRow(7, 'Amber', { version: 1 })],
+      phone_numbers: TWO_PHONES,
+    },
   });
   let blocker: mysql.Connection;
 
@@ -82,7 +86,9 @@ describe('atomic operations: a statement or connection killed mid-request (MySQL
       expectJson(res, 503);
       expect(res.body).toEqual(UNAVAILABLE);
       expect(res.headers['retry-after']).toBe('5');
-      expect((await t.rows('marbles')).map((m) => [m.id, m.name, Number(m.version)])).toEqual([[7, 'Amber', 1]]);
+      expect((await t.rows('marbles')).map((m) => [m.id, m.name, Number(m.version)])).toEqual([
+        [7, 'Amber', 1],
+      ]);
       expect((await t.rows('phone_numbers')).map((p) => p.user_id)).toEqual([1, 2]);
       await eventually(async () => expect(await openTransactions()).toBe(0));
 

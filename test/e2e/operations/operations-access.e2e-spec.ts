@@ -61,7 +61,11 @@ describe('atomic operations: scopes and rate limits', () => {
 
   it('should count one write per operation under RATE_LIMIT_WRITES', async () => {
     const toggles = (n: number) => ({
-      operations: Array.from({ length: n }, () => ({ op: 'toggle_is_discounted', collection: 'marbles', id: 7 })),
+      operations: Array.from({ length: n }, () => ({
+        op: 'toggle_is_discounted',
+        collection: 'marbles',
+        id: 7,
+      })),
     });
     const four = await post(['records:write'], toggles(4), 'counted');
     expectJson(four, 200);
@@ -82,15 +86,20 @@ describe('atomic operations: a conflict runs the whole request again', () => {
   const t = useApp({ seedEach: SEED });
 
   it('should run every operation again after a deadlock, the refs resolved anew, and commit once', async () => {
-    const runner = (t.app.get(SqlDatabase) as unknown as { transactions: TransactionRunner }).transactions;
+    const runner = (t.app.get(SqlDatabase) as unknown as { transactions: TransactionRunner })
+      .transactions;
     let failed = 0;
     runner.faults = (sql) => {
-      if (writeContext().requestId === null || failed > 0 || !/^UPDATE .phone_numbers./.test(sql)) return undefined;
+      if (writeContext().requestId === null || failed > 0 || !/^UPDATE .phone_numbers./.test(sql))
+        return undefined;
       failed++;
-      throw Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), {
-        code: 'ER_LOCK_DEADLOCK',
-        errno: 1213,
-      });
+      throw Object.assign(
+        new Error('Deadlock found when trying to get lock; try restarting transaction'),
+        {
+          code: 'ER_LOCK_DEADLOCK',
+          errno: 1213,
+        },
+      );
     };
     try {
       const res = await t
@@ -115,5 +124,47 @@ describe('atomic operations: a conflict runs the whole request again', () => {
     } finally {
       runner.faults = undefined;
     }
+  });
+});
+
+describe('atomic operations: OPERATIONS_MAX and the body limit', () => {
+  const t = useApp({ seedEach: SEED, operationsMax: 2 });
+
+  it('should refuse more operations than OPERATIONS_MAX, and a body over 1 MiB, before anything runs', async () => {
+    const toggle = { op: 'toggle_is_discounted', collection: 'marbles', id: 7 };
+    const three = await t
+      .http()
+      .post('/api/operations')
+      .send({ operations: [toggle, toggle, toggle] });
+    expectJson(three, 400);
+    expect(three.body).toEqual({
+      message: '3 operations in one request; at most 2 are accepted. Nothing was run.',
+    });
+    const large = await t
+      .http()
+      .post('/api/operations')
+      .send({ operations: [{ ...toggle, record: { padding: 'x'.repeat(1024 * 1024) } }] });
+    expectJson(large, 413);
+    expect(Number((await t.rows('marbles'))[0].version)).toBe(1);
+    expectJson(
+      await t
+        .http()
+        .post('/api/operations')
+        .send({ operations: [toggle, toggle] }),
+      200,
+    );
+  });
+
+  it('should answer a failing operation in XML with its place', async () => {
+    const res = await t
+      .http()
+      .post('/api/operations')
+      .set('Accept', 'application/xml')
+      .send({ operations: [{ op: 'destroy', collection: 'emails', id: 99 }] });
+    expect(res.status).toBe(404);
+    expect(res.text).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<hash><message>Operation 1 (destroy emails 99): Email 99 not found.</message>' +
+        '<operation type="integer">1</operation></hash>\n',
+    );
   });
 });

@@ -26,7 +26,9 @@ const isCommit = (sql: string) => sql === 'COMMIT' || sql.endsWith('; COMMIT');
 
 async function openTransactions(t: TestApp): Promise<number> {
   if (t.dialect === 'sqlite') {
-    const driver = t.dataSource.driver as unknown as { databaseConnection: { inTransaction: boolean } };
+    const driver = t.dataSource.driver as unknown as {
+      databaseConnection: { inTransaction: boolean };
+    };
     return driver.databaseConnection.inTransaction ? 1 : 0;
   }
   const [row] = await t.query(
@@ -47,11 +49,16 @@ const REQUEST = {
 
 describe('atomic operations: a statement failing mid-request', () => {
   const t = useApp({
-    seedEach: { users: USERS, marbles: [marbleRow(7, 'Amber', { version: 1 })], phone_numbers: TWO_PHONES },
+    seedEach: {
+      users: USERS,
+      marbles: [marbleRow(7, 'Amber', { version: 1 })],
+      phone_numbers: TWO_PHONES,
+    },
   });
   let runner: TransactionRunner;
   beforeAll(() => {
-    runner = (t.app.get(SqlDatabase) as unknown as { transactions: TransactionRunner }).transactions;
+    runner = (t.app.get(SqlDatabase) as unknown as { transactions: TransactionRunner })
+      .transactions;
   });
   afterEach(() => (runner.faults = undefined));
 
@@ -66,7 +73,11 @@ describe('atomic operations: a statement failing mid-request', () => {
 
     for (let n = 0; n < statements.length; n++) {
       await t.fresh();
-      await t.seed({ users: USERS, marbles: [marbleRow(7, 'Amber', { version: 1 })], phone_numbers: TWO_PHONES });
+      await t.seed({
+        users: USERS,
+        marbles: [marbleRow(7, 'Amber', { version: 1 })],
+        phone_numbers: TWO_PHONES,
+      });
       let count = 0;
       runner.faults = (sql) => {
         if (writeContext().requestId === null || sql === seen[0] || isCommit(sql)) return undefined;
@@ -82,7 +93,9 @@ describe('atomic operations: a statement failing mid-request', () => {
       expect(await openTransactions(t)).toBe(0);
       const later = await t.http().patch('/api/demo/marbles/7/toggle_is_discounted');
       expectJson(later, 200);
-      expect((await t.rows('marbles')).map((m) => [m.name, Number(m.version)])).toEqual([['Amber', 2]]);
+      expect((await t.rows('marbles')).map((m) => [m.name, Number(m.version)])).toEqual([
+        ['Amber', 2],
+      ]);
       expect((await t.rows('phone_numbers')).map((p) => p.user_id)).toEqual([1, 2]);
     }
   });

@@ -26,7 +26,11 @@ type Row = Record<string, unknown>;
 describe('atomic operations', () => {
   const t = useApp({ seedEach: SEED });
 
-  const post = (body: unknown) => t.http().post('/api/operations').send(body as object);
+  const post = (body: unknown) =>
+    t
+      .http()
+      .post('/api/operations')
+      .send(body as object);
 
   /** Every table the suite writes, as stored: what "nothing changed" compares. */
   async function snapshot(): Promise<Row[][]> {
@@ -39,7 +43,11 @@ describe('atomic operations', () => {
         { op: 'create', collection: 'marbles', ref: 'm', record: { name: 'Opal', user_id: 2 } },
         { op: 'adjust_price', collection: 'marbles', id: { ref: 'm' }, record: { price: '12.50' } },
         { op: 'update', collection: 'phone_numbers', id: 1, record: { user_id: 2 } },
-        { op: 'create', collection: 'emails', record: { email: { email: 'bo@example.com', user_id: 2 } } },
+        {
+          op: 'create',
+          collection: 'emails',
+          record: { email: { email: 'bo@example.com', user_id: 2 } },
+        },
         { op: 'toggle_is_discounted', collection: 'marbles', id: 7 },
         { op: 'destroy', collection: 'marbles', id: 8 },
       ],
@@ -63,7 +71,12 @@ describe('atomic operations', () => {
         { status: 204 },
       ],
     });
-    expect(opal.body).toMatchObject({ id: 9, name: 'Opal', price: '12.5', user: { id: 2, login: 'bob' } });
+    expect(opal.body).toMatchObject({
+      id: 9,
+      name: 'Opal',
+      price: '12.5',
+      user: { id: 2, login: 'bob' },
+    });
     expect(opal.headers.etag).toBe('"9.2"');
     expect(phone.body).toEqual({ id: 1, number: '555-0100', user: { id: 2, login: 'bob' } });
     expect((await t.http().get('/api/demo/marbles/7')).body.is_discounted).toBe(true);
@@ -124,7 +137,10 @@ describe('atomic operations', () => {
       });
 
       expectJson(res, 400);
-      const own = await t.http().post('/api/demo/emails').send({ email: 'not an address', user_id: 99 });
+      const own = await t
+        .http()
+        .post('/api/demo/emails')
+        .send({ email: 'not an address', user_id: 99 });
       expect(res.body).toEqual({
         message: `Operation 2 (create emails): ${own.body.message}`,
         operation: 2,
@@ -178,8 +194,16 @@ describe('atomic operations', () => {
 
   describe('refusals before anything runs', () => {
     it.each([
-      ['not an object', [], 'The body must be {"operations": [...]}: a list of operations, each {op, collection, ...}.'],
-      ['no list', { operations: 'x' }, 'The body must be {"operations": [...]}: a list of operations, each {op, collection, ...}.'],
+      [
+        'not an object',
+        [],
+        'The body must be {"operations": [...]}: a list of operations, each {op, collection, ...}.',
+      ],
+      [
+        'no list',
+        { operations: 'x' },
+        'The body must be {"operations": [...]}: a list of operations, each {op, collection, ...}.',
+      ],
       ['an empty list', { operations: [] }, 'The list of operations is empty: send at least one.'],
     ])('should refuse %s', async (_, body, message) => {
       const res = await post(body);
@@ -197,7 +221,12 @@ describe('atomic operations', () => {
           { op: 'update', collection: 'marbles', record: { name: 'x' } },
           { op: 'create', collection: 'marbles', ref: 'a', record: { name: 'Pearl' } },
           { op: 'destroy', collection: 'emails', id: { ref: 'b' } },
-          { op: 'create', collection: 'emails', ref: 'b', record: { email: 'c@example.com', user_id: 1 } },
+          {
+            op: 'create',
+            collection: 'emails',
+            ref: 'b',
+            record: { email: 'c@example.com', user_id: 1 },
+          },
           { op: 'destroy', collection: 'emails', id: { ref: 'a' } },
           'x',
         ],
@@ -276,7 +305,10 @@ describe('atomic operations', () => {
     expect(again.text).toBe(first.text);
     expect(await t.ids('marbles')).toEqual([7, 8, 9]);
     expect((await t.http().get('/api/demo/marbles/7')).body.is_discounted).toBe(true);
-    const other = await post({ operations: body.operations.slice(1) }).set('Idempotency-Key', 'ops-1');
+    const other = await post({ operations: body.operations.slice(1) }).set(
+      'Idempotency-Key',
+      'ops-1',
+    );
     expectJson(other, 422);
   });
 });
