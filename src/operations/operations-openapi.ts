@@ -131,3 +131,36 @@ export const OPERATIONS_SPEC: PlainSpec = {
   ],
   errors: [400, 403, 404, 412, 422],
 };
+
+/** `GET /api/operations`: what the route takes, with the example (the browsable page's form). */
+export const DESCRIBE_SPEC: PlainSpec = {
+  tag: TAG,
+  operationId: 'describeOperations',
+  summary: 'What atomic operations take',
+  description:
+    'How to send them, the most operations one request may hold (`OPERATIONS_MAX`), and an ' +
+    'example body. In a browser, the page has a form that sends a body and shows the results.',
+  write: false,
+  success: [
+    200,
+    {
+      description: 'The route in words, its limit and an example.',
+      schema: {
+        type: 'object',
+        required: ['message', 'max_operations', 'example'],
+        properties: {
+          message: { type: 'string' },
+          max_operations: { type: 'integer' },
+          example: { type: 'object', additionalProperties: true },
+        },
+        xml: { name: 'hash' },
+      },
+      example: {
+        message:
+          'POST {"operations": [...]} here: several writes over several collections, in order, in one transaction (docs/operations-api.md).',
+        max_operations: 100,
+        example: OPERATIONS_EXAMPLE,
+      },
+    },
+  ],
+};

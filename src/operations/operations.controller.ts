@@ -3,6 +3,7 @@ import {
   CanActivate,
   Controller,
   ExecutionContext,
+  Get,
   HttpCode,
   Inject,
   Injectable,
@@ -19,7 +20,7 @@ import { PlainOperation } from '../rest/http/openapi/openapi';
 import { RateLimiter } from '../rest/http/rate-limit/rate-limiter';
 import { ApiError } from '../rest/http/response/api-error';
 import { Write } from '../rest/http/safe-writes/safe-writes';
-import { OPERATIONS_SPEC } from './operations-openapi';
+import { DESCRIBE_SPEC, OPERATIONS_EXAMPLE, OPERATIONS_SPEC } from './operations-openapi';
 import type { PlannedOperation } from './operations-plan';
 import { OPERATIONS_OPTIONS, OperationsOptions, OperationsService } from './operations.service';
 
@@ -72,7 +73,25 @@ export class OperationsGuard implements CanActivate {
 /** `POST /api/operations`: several writes over several collections, all or nothing. */
 @Controller('api/operations')
 export class OperationsController {
-  constructor(private readonly operations: OperationsService) {}
+  constructor(
+    private readonly operations: OperationsService,
+    @Inject(OPERATIONS_OPTIONS) private readonly options: OperationsOptions,
+  ) {}
+
+  /**
+   * What the route takes, with an example: for a person in a browser, the page of this answer
+   * has a form that sends a body here and shows the results.
+   */
+  @Get()
+  @PlainOperation(DESCRIBE_SPEC)
+  describe() {
+    return {
+      message:
+        'POST {"operations": [...]} here: several writes over several collections, in order, in one transaction (docs/operations-api.md).',
+      max_operations: this.options.max,
+      example: OPERATIONS_EXAMPLE,
+    };
+  }
 
   @Post()
   @HttpCode(200)

@@ -132,7 +132,9 @@ describe('The OpenAPI document and a client generated from it', () => {
       'GET /api apiFrontDoor',
       // The document orders the routes of no collection by path: /api/operations after /api/events.
       ...eventRoutes(COLLECTIONS).flatMap((route) =>
-        route === 'GET /api/events listEvents' ? [route, 'POST /api/operations runOperations'] : [route],
+        route === 'GET /api/events listEvents'
+          ? [route, 'GET /api/operations describeOperations', 'POST /api/operations runOperations']
+          : [route],
       ),
       ...WEBHOOK_ROUTES,
       'GET /health/live live',
