@@ -19,6 +19,8 @@ import { principalOf } from '../rest/http/auth/principal';
 import { PlainOperation } from '../rest/http/openapi/openapi';
 import { RateLimiter } from '../rest/http/rate-limit/rate-limiter';
 import { ApiError } from '../rest/http/response/api-error';
+import { REST_OPTIONS, RestOptions } from '../rest/http/options/rest-options';
+import { ifMatchProblem } from '../rest/http/safe-writes/if-match.guard';
 import { Write } from '../rest/http/safe-writes/safe-writes';
 import { DESCRIBE_SPEC, OPERATIONS_EXAMPLE, OPERATIONS_SPEC } from './operations-openapi';
 import type { PlannedOperation } from './operations-plan';
@@ -39,6 +41,7 @@ export class OperationsGuard implements CanActivate {
     @Inject(OPERATIONS_OPTIONS) private readonly options: OperationsOptions,
     @Optional() @Inject(AccessControl) private readonly access: AccessControl | null,
     @Optional() @Inject(RateLimiter) private readonly limiter: RateLimiter | null,
+    @Inject(REST_OPTIONS) private readonly rest: RestOptions,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -51,6 +54,24 @@ export class OperationsGuard implements CanActivate {
       throw new ApiError(403, needed.forbidden, undefined, forbiddenHeaders(needed));
     }
     const plan = this.operations.plan(req.body, this.options.max);
+    // REQUIRE_IF_MATCH: a write of one record without if_match is a 428, as on its own route.
+    const route = { conditional: true, required: this.rest.requireIfMatch };
+    for (const op of plan) {
+      const problem = op.op !== 'create' && ifMatchProblem(route, op.condition !== undefined);
+      if (problem) {
+        const id = op.id && ('id' in op.id ? ` ${op.id.id}` : '');
+        throw new ApiError(
+          problem.getStatus(),
+          `Operation ${op.place} (${op.op} ${op.collection}${id}): ${problem.message}`.replace(
+            'an If-Match header',
+            'an if_match',
+          ),
+          undefined,
+          {},
+          { operation: op.place },
+        );
+      }
+    }
     if (this.access && principal) {
       for (const collection of this.operations.collectionsOf(plan)) {
         const needed = this.access.rules.writeRequirementOf(collection);

@@ -3,6 +3,7 @@
  * browser, its page has a form that sends a JSON or XML body to the route and shows the results
  * (assets/browsable.js, `data-show`), escaped like every page.
  */
+import { USERS, marbleRow } from '../support/fixtures';
 import { useApp } from '../support/harness';
 import { expectJson, expectXml } from '../support/http';
 
@@ -42,5 +43,42 @@ describe('atomic operations: the route described, and its page', () => {
     const res = await t.http().put('/api/operations').send({});
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+  });
+});
+
+describe('atomic operations with REQUIRE_IF_MATCH=true', () => {
+  const t = useApp({
+    requireIfMatch: true,
+    seedEach: { users: USERS, marbles: [marbleRow(7, 'Amber')] },
+  });
+
+  it('should refuse a write of one record without if_match (428, naming it) before anything runs', async () => {
+    const res = await t
+      .http()
+      .post('/api/operations')
+      .send({
+        operations: [
+          { op: 'create', collection: 'marbles', record: { name: 'Opal' } },
+          { op: 'toggle_is_discounted', collection: 'marbles', id: 7 },
+        ],
+      });
+    expectJson(res, 428);
+    expect(res.body).toEqual({
+      message:
+        'Operation 2 (toggle_is_discounted marbles 7): This write needs an if_match with the record\'s ETag (or "*"): read the record first.',
+      operation: 2,
+    });
+    expect((await t.rows('marbles')).map((m) => m.name)).toEqual(['Amber']);
+    const tag = (await t.http().get('/api/demo/marbles/7')).headers.etag as string;
+    const ok = await t
+      .http()
+      .post('/api/operations')
+      .send({
+        operations: [
+          { op: 'create', collection: 'marbles', record: { name: 'Opal' } },
+          { op: 'toggle_is_discounted', collection: 'marbles', id: 7, if_match: tag },
+        ],
+      });
+    expectJson(ok, 200);
   });
 });
