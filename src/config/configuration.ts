@@ -38,6 +38,8 @@ export interface AppConfig {
   keepAliveTimeout: number;
   /** Time limit of one read statement on MySQL, in milliseconds; 0 for none. */
   queryTimeoutMs: number;
+  /** Most operations in one request of `POST /api/operations` (OPERATIONS_MAX, default 100). */
+  operationsMax: number;
   /** Worker processes sharing the port (node:cluster); 1 serves from the one process. */
   webConcurrency: number;
   /** Express `trust proxy` setting, for scheme and client address behind a load balancer. */
@@ -323,6 +325,7 @@ export function loadConfig(
     requestTimeout,
     keepAliveTimeout: Number(vars.KEEP_ALIVE_TIMEOUT ?? '5'),
     queryTimeoutMs: Number(vars.QUERY_TIMEOUT_MS ?? '10000'),
+    operationsMax: Number(vars.OPERATIONS_MAX ?? '100'),
     webConcurrency: Number(vars.WEB_CONCURRENCY ?? '1'),
     trustProxy: flag(vars.TRUST_PROXY ?? 'false'),
     pageTotalCount: flag(vars.PAGE_TOTAL_COUNT ?? 'true'),

@@ -76,6 +76,10 @@ export class Environment {
   WEB_CONCURRENCY?: string;
 
   @IsOptional()
+  @Matches(/^([1-9]\d{0,2}|1000)$/, { message: 'must be a number of operations from 1 to 1000' })
+  OPERATIONS_MAX?: string;
+
+  @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   TRUST_PROXY?: string;
 
@@ -227,6 +231,7 @@ export const ENVIRONMENT_VARIABLES = [
   'KEEP_ALIVE_TIMEOUT',
   'QUERY_TIMEOUT_MS',
   'WEB_CONCURRENCY',
+  'OPERATIONS_MAX',
   'TRUST_PROXY',
   'PAGE_TOTAL_COUNT',
   'DATABASE_REPLICA_URLS',
