@@ -107,6 +107,11 @@ describe('atomic operations', () => {
     const opalId = await t.lastId('marbles');
     expect(res.text).toContain(`<etag>"${opalId}.2"</etag>`);
     expect(res.text).toContain('<result><status type="integer">204</status></result></results>');
+    // Each record typed by its collection's declaration, as its own route answers it in XML.
+    const own = await t.http().get(`/api/demo/marbles/${opalId}.xml`);
+    const record = /<hash>(.*)<\/hash>/s.exec(own.text)![1];
+    expect(res.text).toContain(`<record>${record}</record><etag>"${opalId}.2"</etag>`);
+    expect(record).toContain('<radius-mm type="integer">4</radius-mm><price nil="true"/>');
     const opal = await t.http().get(`/api/demo/marbles/${opalId}`);
     expect(opal.body).toMatchObject({ name: 'Opal', radius_mm: 4, description: 'from XML' });
     expect((await t.http().get('/api/demo/emails/2')).status).toBe(404);
