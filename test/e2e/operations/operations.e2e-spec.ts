@@ -7,6 +7,7 @@
  * request's id; Idempotency-Key covers the request.
  */
 import { EventsRuntime } from '../../../src/events/events.module';
+import { COLLECTIONS } from '../../sources';
 import { useApp } from '../support/harness';
 import { TWO_EMAILS, TWO_PHONES, USERS, marbleRow } from '../support/fixtures';
 import { expectJson, expectXml } from '../support/http';
@@ -22,6 +23,9 @@ const SEED = {
 };
 
 type Row = Record<string, unknown>;
+
+/** The collections served, as a refusal lists them (the fixtures too with EXTRA_COLLECTIONS). */
+const PLURALS = COLLECTIONS.map((c) => c.declaration.plural).join(', ');
 
 describe('atomic operations', () => {
   const t = useApp({ seedEach: SEED });
@@ -245,7 +249,7 @@ describe('atomic operations', () => {
       expect(res.body).toEqual({
         message:
           'Nothing was run: operation 2 has an unknown op "explode" (known for marbles: create, update, destroy, adjust_price, toggle_is_discounted); ' +
-          'operation 3 names no collection: "widgets" (known: emails, marbles, phone_numbers, movies); ' +
+          `operation 3 names no collection: "widgets" (known: ${PLURALS}); ` +
           'operation 4 has no id; ' +
           'operation 5 names ref "a", which operation 1 already names; ' +
           'operation 6 uses ref "b" before any create names it; ' +
