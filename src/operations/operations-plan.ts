@@ -120,8 +120,10 @@ export function planOf(
     // The id: every op but create.
     if (op === 'create') {
       if (item.id !== undefined) say('is a create: it takes no id');
-    } else if (item.id === undefined) say('has no id');
-    else {
+    } else if (item.id === undefined) {
+      // Without an op, whether it needs an id is unknown: "has no op" says enough.
+      if (typeof op === 'string') say('has no id');
+    } else {
       const ref = refOf(item.id);
       if (ref !== undefined) {
         const made = refs.get(ref);

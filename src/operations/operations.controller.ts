@@ -32,7 +32,8 @@ type Planned = Request & { [PLAN]?: PlannedOperation[] };
 /**
  * Before anything runs (and before an Idempotency-Key is taken): the body's shape (400 listing
  * every problem), the write scope of every collection it names (403 naming the first missing),
- * and RATE_LIMIT_WRITES, which counts one write per operation (the middleware counted the first).
+ * REQUIRE_IF_MATCH (428), and RATE_LIMIT_WRITES, which counts one write per operation (the
+ * middleware counted the first).
  */
 @Injectable()
 export class OperationsGuard implements CanActivate {
@@ -54,6 +55,14 @@ export class OperationsGuard implements CanActivate {
       throw new ApiError(403, needed.forbidden, undefined, forbiddenHeaders(needed));
     }
     const plan = this.operations.plan(req.body, this.options.max);
+    if (this.access && principal) {
+      for (const collection of this.operations.collectionsOf(plan)) {
+        const needed = this.access.rules.writeRequirementOf(collection);
+        if (!grants(principal.scopes, needed)) {
+          throw new ApiError(403, needed.forbidden, undefined, forbiddenHeaders(needed));
+        }
+      }
+    }
     // REQUIRE_IF_MATCH: a write of one record without if_match is a 428, as on its own route.
     const route = { conditional: true, required: this.rest.requireIfMatch };
     for (const op of plan) {
@@ -70,14 +79,6 @@ export class OperationsGuard implements CanActivate {
           {},
           { operation: op.place },
         );
-      }
-    }
-    if (this.access && principal) {
-      for (const collection of this.operations.collectionsOf(plan)) {
-        const needed = this.access.rules.writeRequirementOf(collection);
-        if (!grants(principal.scopes, needed)) {
-          throw new ApiError(403, needed.forbidden, undefined, forbiddenHeaders(needed));
-        }
       }
     }
     const refused = await this.limiter?.countWrites(

@@ -20,7 +20,8 @@ import { ApiError } from '../rest/http/response/api-error';
 import { clientFailure } from '../rest/http/response/failures';
 import { RecordCollection } from '../rest/sql/record-collection';
 import type { ApiRecord } from '../rest/sql/record-query';
-import { Message } from '../rest/core/output/render';
+import { Message, shapesOf, withXmlShape } from '../rest/core/output/render';
+import { XmlShape, itemsShape, member, objectShape, scalarShape } from '../rest/core/output/xml';
 import { CollectionShape, PlannedOperation, planOf, withIds } from './operations-plan';
 
 /** A member action as its route calls it: `(id, body?, condition?)` in the route's own order. */
@@ -115,8 +116,20 @@ export class OperationsService implements OnApplicationBootstrap {
           throw failed(operation, ids, error);
         }
       }
-      return { results };
+      return withXmlShape({ results }, this.xmlShapeOf(plan));
     });
+  }
+
+  /** Each result's XML shape: its record typed by its collection's declaration. */
+  private xmlShapeOf(plan: PlannedOperation[]): XmlShape {
+    const status = member('status', scalarShape('integer'));
+    const etag = member('etag', scalarShape('string'));
+    const message = member('message', scalarShape('string'));
+    const items = plan.map((op) => {
+      const record = shapesOf(this.targets.get(op.collection)!.resource).record;
+      return objectShape([status, member('record', record), etag, message]);
+    });
+    return objectShape([member('results', itemsShape('result', items))]);
   }
 
   private async one(op: PlannedOperation, ids: Map<string, number>): Promise<OperationResult> {

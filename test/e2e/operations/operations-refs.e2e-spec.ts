@@ -9,9 +9,15 @@ import { USERS } from '../support/fixtures';
 import { useApp } from '../support/harness';
 import { expectJson } from '../support/http';
 
+/** The fixtures, unless EXTRA_COLLECTIONS already added them (the full run's second pass). */
+const WITH_FIXTURES = [
+  ...COLLECTIONS,
+  ...FIXTURE_COLLECTIONS.filter((c) => !COLLECTIONS.includes(c)),
+];
+
 describe('atomic operations: refs across declared collections', () => {
   const t = useApp({
-    collections: [...COLLECTIONS, ...FIXTURE_COLLECTIONS],
+    collections: WITH_FIXTURES,
     seedEach: { users: USERS },
   });
 

@@ -7,6 +7,7 @@
  * request's id; Idempotency-Key covers the request.
  */
 import { EventsRuntime } from '../../../src/events/events.module';
+import { COLLECTIONS } from '../../sources';
 import { useApp } from '../support/harness';
 import { TWO_EMAILS, TWO_PHONES, USERS, marbleRow } from '../support/fixtures';
 import { expectJson, expectXml } from '../support/http';
@@ -22,6 +23,9 @@ const SEED = {
 };
 
 type Row = Record<string, unknown>;
+
+/** The collections served, as a refusal lists them (the fixtures too with EXTRA_COLLECTIONS). */
+const PLURALS = COLLECTIONS.map((c) => c.declaration.plural).join(', ');
 
 describe('atomic operations', () => {
   const t = useApp({ seedEach: SEED });
@@ -107,6 +111,11 @@ describe('atomic operations', () => {
     const opalId = await t.lastId('marbles');
     expect(res.text).toContain(`<etag>"${opalId}.2"</etag>`);
     expect(res.text).toContain('<result><status type="integer">204</status></result></results>');
+    // Each record typed by its collection's declaration, as its own route answers it in XML.
+    const own = await t.http().get(`/api/demo/marbles/${opalId}.xml`);
+    const record = /<hash>(.*)<\/hash>/s.exec(own.text)![1];
+    expect(res.text).toContain(`<record>${record}</record><etag>"${opalId}.2"</etag>`);
+    expect(record).toContain('<radius-mm type="integer">4</radius-mm><price nil="true"/>');
     const opal = await t.http().get(`/api/demo/marbles/${opalId}`);
     expect(opal.body).toMatchObject({ name: 'Opal', radius_mm: 4, description: 'from XML' });
     expect((await t.http().get('/api/demo/emails/2')).status).toBe(404);
@@ -240,7 +249,7 @@ describe('atomic operations', () => {
       expect(res.body).toEqual({
         message:
           'Nothing was run: operation 2 has an unknown op "explode" (known for marbles: create, update, destroy, adjust_price, toggle_is_discounted); ' +
-          'operation 3 names no collection: "widgets" (known: emails, marbles, phone_numbers, movies); ' +
+          `operation 3 names no collection: "widgets" (known: ${PLURALS}); ` +
           'operation 4 has no id; ' +
           'operation 5 names ref "a", which operation 1 already names; ' +
           'operation 6 uses ref "b" before any create names it; ' +

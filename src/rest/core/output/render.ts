@@ -49,6 +49,17 @@ export class RecordStream<T = Record<string, unknown>> {
   }
 }
 
+/**
+ * The XML shape a result of no collection carries for its members' types (atomic operations'
+ * results: each record typed by its collection's declaration); without it they are inferred.
+ */
+export const XML_SHAPE = Symbol('XML shape');
+
+/** `value` with the XML shape its body is encoded by (not a member: JSON never shows it). */
+export function withXmlShape<T extends object>(value: T, shape: XmlShape): T {
+  return Object.defineProperty(value, XML_SHAPE, { value: shape, enumerable: false });
+}
+
 /** A body with no declared shape (the OpenAPI document): its XML types come from its values. */
 export class ShapelessBody {
   constructor(readonly value: unknown) {}
@@ -255,7 +266,8 @@ export function renderBody(
     return encodeXml('objects', result, shapes?.list ?? arrayShape('object', ANY));
   }
   if (result instanceof Message) return encodeXml('hash', result, shapes?.message ?? ANY);
-  return encodeXml('hash', result, shapes?.record ?? ANY);
+  const own = (result as { [XML_SHAPE]?: XmlShape })[XML_SHAPE];
+  return encodeXml('hash', result, shapes?.record ?? own ?? ANY);
 }
 
 /** The body of an error with no request at hand (the OpenAPI document's examples). */

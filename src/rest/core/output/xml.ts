@@ -17,6 +17,8 @@ export type XmlShape =
   | { kind: 'scalar'; type: XmlScalarType }
   | { kind: 'object'; members: XmlMember[] }
   | { kind: 'array'; itemOpen: string; itemClose: string; of: XmlShape }
+  /** An array whose items have shapes of their own, by position (atomic operations' results). */
+  | { kind: 'items'; itemOpen: string; itemClose: string; of: XmlShape[] }
   | { kind: 'any' };
 
 export interface XmlMember {
@@ -73,6 +75,12 @@ export function arrayShape(item: string, of: XmlShape): XmlShape {
   return { kind: 'array', itemOpen: `<${tag}`, itemClose: `</${tag}>`, of };
 }
 
+/** An array of `item` elements, the nth in the nth shape of `of` (inferred past its end). */
+export function itemsShape(item: string, of: XmlShape[]): XmlShape {
+  const tag = xmlName(item);
+  return { kind: 'items', itemOpen: `<${tag}`, itemClose: `</${tag}>`, of };
+}
+
 export function scalarShape(type: XmlScalarType): XmlShape {
   return { kind: 'scalar', type };
 }
@@ -94,6 +102,15 @@ function element(open: string, close: string, value: unknown, shape: XmlShape): 
       if (items.length === 0) return open + ' type="array"/>';
       let out = open + ' type="array">';
       for (const item of items) out += element(shape.itemOpen, shape.itemClose, item, shape.of);
+      return out + close;
+    }
+    case 'items': {
+      const items = value as unknown[];
+      if (items.length === 0) return open + ' type="array"/>';
+      let out = open + ' type="array">';
+      items.forEach((item, i) => {
+        out += element(shape.itemOpen, shape.itemClose, item, shape.of[i] ?? ANY);
+      });
       return out + close;
     }
     default:
