@@ -155,6 +155,38 @@ describe('a Galera cluster: concurrent writes through two nodes are run again, n
     expect(total(retries)).toBeGreaterThan(0);
   });
 
+  it('should run a whole operations request again on a conflict: each applied once, none 503', async () => {
+    const rows = await cluster.nodes[0].query<{ id: number }>(
+      'SELECT id FROM records.marbles ORDER BY id LIMIT 2 OFFSET 10',
+    );
+    const ids = rows.map((r) => Number(r.id));
+    const before = await versions(ids);
+    const retriesBefore = total(await conflictRetries());
+    // Both records in each request, in turns of order: the two nodes' transactions collide.
+    const statuses = await together((service, n) =>
+      call(
+        service.url('/api/operations'),
+        json('POST', {
+          operations: (n % 2 === 0 ? ids : [...ids].reverse()).map((id, i) => ({
+            op: i === 0 ? 'adjust_price' : 'update',
+            collection: 'marbles',
+            id,
+            record: { price: `${n + 1}.5${i}` },
+          })),
+        }),
+      ),
+    );
+    const retries = await conflictRetries();
+    figures.operations = { requests: statuses.length, conflictRetries: retries };
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    // Every request moved each of its two records once: none lost, none applied twice.
+    const after = await versions(ids);
+    expect(after.map((a, i) => a.version - before[i].version)).toEqual(
+      ids.map(() => statuses.length),
+    );
+    expect(total(retries)).toBeGreaterThan(retriesBefore);
+  });
+
   it('should keep each concurrent bulk update all or nothing', async () => {
     const rows = await cluster.nodes[0].query<{ id: number }>(
       'SELECT id FROM records.marbles ORDER BY id DESC LIMIT 5',
