@@ -442,7 +442,9 @@ function wanted(name) {
 
 async function main() {
   announceDatabases();
-  const needsMysql = scope !== 'smoke' && (wanted('e2e-mysql') || scope === 'all');
+  const needsMysql =
+    scope !== 'smoke' &&
+    (wanted('e2e-mysql') || (scope === 'all' && (wanted('ops') || wanted('start-sequence'))));
   // A database of the e2e databases' names that the tests did not create stops the run first.
   const prepared = needsMysql ? await prepareDatabases() : { unreachable: 'not needed' };
   if (prepared.foreign) {
