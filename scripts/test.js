@@ -135,16 +135,20 @@ function stopGroup(child, signal) {
   }
 }
 
+/** The exit code of a run stopped by a signal (128 + its number), once one came. */
+let interruptedWith;
+
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     if (ending) return;
     ending = true;
+    interruptedWith = 128 + os.constants.signals[signal];
     console.error(
       `\n${signal}: stopping the run${current ? ` (${current.name})` : ''} and what it started (${runDir})`,
     );
     if (current) stopGroup(current.child, 'SIGTERM');
     // A moment for the stage to end its own children; then whatever is left is killed.
-    setTimeout(() => finish(signal === 'SIGINT' ? 130 : 143), current ? 2000 : 0);
+    setTimeout(() => finish(interruptedWith), current ? 2000 : 0);
   });
 }
 
@@ -221,6 +225,8 @@ function runStage(name, command, args, { env = {}, mysql, pipe = false } = {}) {
     child.on('close', (status) => {
       unwatch();
       current = undefined;
+      // Stopped by a signal: the run ends here, not with the next stage.
+      if (interruptedWith !== undefined) finish(interruptedWith);
       resolve({ status, child });
     });
   });
