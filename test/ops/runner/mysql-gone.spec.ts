@@ -42,7 +42,7 @@ it('should stop the run with one line naming the server when MySQL goes away mid
       TEST_MYSQL_URL: `${serverUrl}records_collections_test`,
     },
     // Suites enough to be running when the server goes.
-    ['/read/', '/write/'],
+    ['/read/', '/write/', '/http/'],
   );
   await run.waitForOutput('=== e2e on MySQL ===');
   await run.waitForOutput(/^PASS /m);

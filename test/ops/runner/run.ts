@@ -17,10 +17,20 @@ export class Run {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(env: Record<string, string>, args: string[]) {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-    // The run's own verdicts, not those of the run this test runs in.
-    delete childEnv.CI;
-    delete childEnv.REQUIRE_MYSQL;
+    // The run's own scope, stages, databases and verdicts, not those of the run this test runs
+    // in (`npm run test:all` sets TEST_SCOPE=all for its stages).
+    const childEnv: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of [
+      'CI',
+      'REQUIRE_MYSQL',
+      'TEST_SCOPE',
+      'TEST_STAGES',
+      'TEST_MYSQL_URL',
+      'TEST_DATABASE',
+      'EXTRA_COLLECTIONS',
+    ])
+      delete childEnv[name];
+    Object.assign(childEnv, env);
     this.child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.js'), ...args], {
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
