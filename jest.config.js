@@ -1,7 +1,9 @@
 /**
- * Unit tests run in parallel; e2e suites share one database, so they run one file at a time.
+ * Unit tests run in parallel; so do e2e suites, each Jest worker on a database of its own
+ * (test/e2e/support/worker-database.ts; SQLite: a file per suite, copied from one migrated once
+ * per run, in a folder of the run that global-setup.js makes and global-teardown.js removes).
  * Ops suites start the compiled server (`npm run build` first) as child processes; the runner
- * runs them one file at a time too. No e2e or ops test runs on Jest's default timeout of 5 s:
+ * runs them one file at a time. No e2e or ops test runs on Jest's default timeout of 5 s:
  * test/e2e/support/timeouts.ts and test/ops/support/timeouts.ts set generous ones for a loaded machine.
  */
 const transform = {
@@ -28,6 +30,9 @@ module.exports = {
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       testEnvironment: 'node',
+      globalSetup: '<rootDir>/test/e2e/support/global-setup.js',
+      globalTeardown: '<rootDir>/test/e2e/support/global-teardown.js',
+      setupFiles: ['<rootDir>/test/e2e/support/worker-database.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/e2e/support/timeouts.ts'],
       transform,
       transformIgnorePatterns,

@@ -40,6 +40,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { findBinary, freePort } = require('./mariadb-pair');
+const { recordGroup, forgetGroup } = require('./run-sweep');
 
 const USER = 'records';
 const PASSWORD = 'records-secret';
@@ -199,7 +200,15 @@ class GaleraNode {
     child.stderr.on('data', (chunk) => (stderr += chunk));
     this.child = child;
     this.pid = child.pid;
-    this.exited = new Promise((resolve) => child.on('close', () => resolve()));
+    // Within a test run (scripts/test.js), the group is recorded in the run's folder, so that a
+    // run stopped or killed takes the node with it (scripts/run-sweep.js).
+    recordGroup(child.pid);
+    this.exited = new Promise((resolve) =>
+      child.on('close', () => {
+        forgetGroup(child.pid);
+        resolve();
+      }),
+    );
     let closed = false;
     void this.exited.then(() => (closed = true));
     await this.waitSynced(timeoutMs, () => {

@@ -12,3 +12,5 @@ export function prepareTestDatabase(
 ): Promise<{ foreign?: string; unreachable?: string }>;
 export function claimTestDatabase(url: string): Promise<string | undefined>;
 export function ownDatabaseName(kind: string): string;
+/** The database of Jest worker `worker`: `<database>_<worker>` on the same server or cluster. */
+export function workerDatabaseUrl(url: string, worker: number | string): string;

@@ -146,6 +146,19 @@ async function claimTestDatabase(url) {
   }
 }
 
+/**
+ * The database of one Jest worker: `<database>_<worker>` on the same server (or cluster). The e2e
+ * suites run in several workers at once (scripts/test.js), each on a database of its own, so
+ * that one suite emptying its tables never pulls them from under another's. The name keeps the
+ * prefix, and the database is claimed like the base one (marker table, claimTestDatabase).
+ */
+function workerDatabaseUrl(url, worker) {
+  const parts = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*\/)([^?#]*)(.*)$/i.exec(url);
+  if (!parts || !parts[2]) throw new Error(`TEST_MYSQL_URL names no database: ${url}`);
+  const [, server, database, rest] = parts;
+  return `${server}${encodeURIComponent(`${decodeURIComponent(database)}_${worker}`)}${rest}`;
+}
+
 /** A name for a database a suite creates for itself: `records_collections_test_<kind>_<random>`. */
 function ownDatabaseName(kind) {
   return `${TEST_DATABASE_PREFIX}_${kind}_${require('node:crypto').randomBytes(4).toString('hex')}`;
@@ -162,4 +175,5 @@ module.exports = {
   prepareTestDatabase,
   claimTestDatabase,
   ownDatabaseName,
+  workerDatabaseUrl,
 };

@@ -27,6 +27,7 @@ export { loadConfig } from '../src/config/configuration';
 export { parseDatabaseUrl } from '../src/config/database-url';
 export { ENVIRONMENT_VARIABLES } from '../src/config/environment';
 export { MIGRATIONS, dataSourceOptions } from '../src/database/data-source-options';
+export { openDatabase } from '../src/database/migrate';
 export { DemoData, seededRandom } from '../src/database/demo-data';
 export type { DemoInsert, DemoRandom, DemoRows } from '../src/database/demo-data';
 export { APP_OPTIONS, configureApp } from '../src/setup';

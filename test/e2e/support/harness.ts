@@ -1,7 +1,9 @@
 /**
  * The e2e harness: the real application (AppModule, with the HTTP setup of main.ts) on the
- * database the test runner chose, TEST_DATABASE=sqlite (a fresh file per suite) or
- * TEST_DATABASE=mysql (TEST_MYSQL_URL, emptied before each suite). Demo data is off; a suite
+ * database the test runner chose, TEST_DATABASE=sqlite (a fresh file per suite, copied from a
+ * file migrated once per run and set of migrations) or TEST_DATABASE=mysql (TEST_MYSQL_URL, the
+ * Jest worker's own database `<database>_<worker>` (worker-database.ts), emptied before each
+ * suite). Demo data is off; a suite
  * declares its own rows. A MySQL database is used only when the tests created it (it holds their
  * marker table, scripts/test-database.js) or it is new or empty; anyone else's stops the suite.
  *
@@ -10,9 +12,10 @@
  * registers the hooks that start the app, seed it, and close it, so a suite states only what it
  * tests. The application comes through test/sources.ts, the suites' one door into src/.
  */
-import { mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import request, { Response } from 'supertest';
@@ -29,6 +32,9 @@ import {
   DemoData,
   configureApp,
   loadConfig,
+  migrationsOf,
+  openDatabase,
+  dataSourceOptions,
   parseDatabaseUrl,
   scalarFields,
 } from '../../sources';
@@ -93,6 +99,16 @@ function columnsOfType(
   );
 }
 
+/**
+ * Where the run's SQLite files go: the folder the e2e project's global setup made for the run
+ * (removed by its teardown, global-setup.js), or the system temp directory.
+ */
+function filesDir(): string {
+  return process.env.RECORDS_E2E_DIR && existsSync(process.env.RECORDS_E2E_DIR)
+    ? process.env.RECORDS_E2E_DIR
+    : tmpdir();
+}
+
 export function testDatabase(): DatabaseConfig {
   const kind = process.env.TEST_DATABASE ?? 'sqlite';
   if (kind === 'mysql') {
@@ -100,7 +116,35 @@ export function testDatabase(): DatabaseConfig {
     if (typeof parsed === 'string') throw new Error(`TEST_MYSQL_URL ${parsed}`);
     return parsed;
   }
-  return { type: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'records-e2e-')), 'test.sqlite') };
+  return {
+    type: 'sqlite',
+    path: join(mkdtempSync(join(filesDir(), 'records-e2e-')), 'test.sqlite'),
+  };
+}
+
+/**
+ * A SQLite file on which `collections`' migrations have run: made once per run and set of
+ * migrations (named by their hash, in the run's folder; written aside, then renamed into place,
+ * so that two workers making it at once both end with a whole file), and copied for each app
+ * instead of migrating a new file again. The app still runs its migrations on the copy, and
+ * finds every one of them done.
+ */
+async function migratedSqlite(collections: readonly Collection[]): Promise<string> {
+  const migrations = migrationsOf(collections);
+  const key = createHash('sha256')
+    .update(migrations.map((m) => m.name).join('\n'))
+    .digest('hex')
+    .slice(0, 16);
+  const file = join(filesDir(), `records-e2e-migrated-${key}.sqlite`);
+  if (existsSync(file)) return file;
+  const making = `${file}.${process.pid}.${Date.now()}`;
+  const dataSource = await openDatabase(
+    dataSourceOptions({ type: 'sqlite', path: making }, [], migrations),
+  );
+  // Closing the last connection writes the WAL back into the file and removes it.
+  await dataSource.destroy();
+  renameSync(making, file);
+  return file;
 }
 
 /** Checked once per process: the MySQL test database is the tests' to empty. */
@@ -146,6 +190,16 @@ export class TestApp {
       logLevel: 'silent',
       ...overrides,
     };
+    // A new SQLite file starts as a copy of the migrated one (a file another app of the suite
+    // uses already is left as it is).
+    if (
+      config.database.type === 'sqlite' &&
+      config.database.path !== ':memory:' &&
+      !existsSync(config.database.path)
+    ) {
+      mkdirSync(dirname(config.database.path), { recursive: true });
+      copyFileSync(await migratedSqlite(collections), config.database.path);
+    }
     const moduleRef = await Test.createTestingModule({
       imports: [AppModule.register(config, collections)],
     }).compile();

@@ -129,7 +129,7 @@ describe("the runner's MySQL preparation", () => {
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
     expect(stderr).toBe(`${foreignDatabaseMessage(name)}\n`);
-    expect(stdout).toContain(`    ${name} (e2e suites; dropped and created afresh`);
+    expect(stdout).toContain(`    ${name} and ${name}_1 to ${name}_`);
     expect(stdout).not.toContain('=== unit ===');
     expect(await customers(name)).toEqual([{ id: 1, name: 'Ada' }]);
   });
