@@ -52,7 +52,10 @@ const KINDS = [
   {
     name: 'hostile: JSON, 49,000 unknown keys (528 kB)',
     body: () =>
-      JSON.stringify(keys(48_999, { name: 'Wide', k: 'x'.repeat(46_000) })).replace('"k":', '"kx":'),
+      JSON.stringify(keys(48_999, { name: 'Wide', k: 'x'.repeat(46_000) })).replace(
+        '"k":',
+        '"kx":',
+      ),
     type: 'application/json',
   },
   {
