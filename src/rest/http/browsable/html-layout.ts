@@ -105,6 +105,9 @@ function tokenControl(required: boolean): Html {
   </details>`;
 }
 
+/** A collection's change feed, which answers no CSV (an event's record has no fixed columns). */
+const FEED_PATH = /\/events\/?$/;
+
 /** The same answer in the other formats, the documentation and the OPTIONS metadata. */
 function formats(ctx: PageContext, resource: ResourceDefinition | undefined): Html {
   const query = withoutFormat(ctx.query);
@@ -116,7 +119,7 @@ function formats(ctx: PageContext, resource: ResourceDefinition | undefined): Ht
   return markup`<p class="formats">
     As <a href="${href(suffixed('.json'))}">JSON</a> ·
     <a href="${href(suffixed('.xml'))}">XML</a> ·
-    ${resource && ctx.status < 400 ? markup`<a href="${href(suffixed('.csv'))}">CSV</a> ·` : undefined}
+    ${resource && ctx.status < 400 && !FEED_PATH.test(ctx.path) ? markup`<a href="${href(suffixed('.csv'))}">CSV</a> ·` : undefined}
     <a href="${DOCS}">API documentation</a>
     ${
       resource
