@@ -12,7 +12,7 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const HOST = '127.0.0.1';
-const REPORT_SCRIPT = path.join(__dirname, 'wrk-report.lua');
+const REPORT_SCRIPT = path.join(__dirname, 'lua', 'wrk-report.lua');
 
 /** An error whose message is the whole story: printed without a stack. */
 function fail(message) {

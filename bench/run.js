@@ -3,6 +3,16 @@
  * `npm run bench`: the service against hand-written references, on MySQL/MariaDB, measured with
  * wrk (a C load generator, so that no Node process competes with the servers for the cores).
  *
+ * THE ROWS ARE DEFINED IN THIS FILE (SERVERS, SMALL_SCENARIOS, WRITE_SCENARIOS, …): add a
+ * row here. The rest of bench/:
+ *   lib.js      what the scripts share (wrk, servers, seeding, tables)
+ *   soak.js     `npm run soak`, the memory soak test
+ *   servers/    the references: baseline.js (node:http + mysql2 by hand), bare-nest.js (Nest floor)
+ *   rows/       rows with a harness of their own: access (JWT issuer, Redis), feed, webhooks, cluster
+ *   lua/        wrk scripts (writes, report, soak, cluster)
+ *   probe/      `npm run probe`, the correctness probe under faults
+ *   tools/      one-off measurements: statements per write, outbox floor, XML flood, Galera pause
+ *
  * Usage:
  *   npm run build                       once (npm run bench builds too)
  *   node bench/run.js                   small size only (10 000 marbles)
@@ -18,15 +28,15 @@
  *   node bench/run.js --reuse           skip seeding when the database already holds N marbles
  *   node bench/run.js --cluster         the service on a three-node Galera cluster against the
  *                                       same on one node, and the cost of causal reads: a run of
- *                                       its own, with databases it starts (bench/cluster.js)
+ *                                       its own, with databases it starts (bench/rows/cluster.js)
  *
  * For each size:
  *  1. Drops and creates the benchmark database, seeds it
  *     (`node dist/seed.js --reset --marbles N`) and analyzes its tables; with --reuse,
  *     a database that already holds N marbles is kept as it is.
  *  2. Starts the servers on 127.0.0.1: the service (as `npm start` runs it, port 3100) and its
- *     references: bench/baseline.js (node:http + mysql2 written by hand, port 3101) and, for the
- *     ping scenario, bench/bare-nest.js (a bare Nest 11 + Express 5 app, port 3102, and the same
+ *     references: bench/servers/baseline.js (node:http + mysql2 written by hand, port 3101) and, for the
+ *     ping scenario, bench/servers/bare-nest.js (a bare Nest 11 + Express 5 app, port 3102, and the same
  *     with one pass-through global interceptor, port 3106: the second ping row), and for the
  *     "vs Nest floor" rows the same with the baseline's own work behind that interceptor (port
  *     3107, BARE_NEST_RECORDS: what the framework alone leaves). The large
@@ -42,25 +52,26 @@
  *     spread between rounds), and the median over rounds of wrk's p50 and p99. Ratios are
  *     service / reference. Small size also prints the service's XML/JSON ratio on marbles page 1.
  *  5. Small size, last: the writes (create, PATCH, adjust_price, delete, bulk create of 100 marbles;
- *     bench/write.lua), against the Nest floor and the baseline, and the service with an
+ *     bench/lua/write.lua), against the Nest floor and the baseline, and the service with an
  *     Idempotency-Key or If-Match against itself without. Their bodies are checked first (the
  *     same but for new ids and times); the marbles a run changes are made before it and every
- *     row it added is removed after it (and the events it recorded). `node bench/statements.js`
+ *     row it added is removed after it (and the events it recorded). `node bench/tools/statements.js`
  *     counts each write's SQL. The outbox's cost: create and update of the service against the
  *     same service with EVENTS_ENABLED=false (port 3111).
- *  7. Small size, last: the webhooks (bench/webhooks.js), on a service instance of its own (port
- *     3113): creates with 10 subscriptions to every marble event against none, in alternating
- *     rounds, and the delay from each write to each delivery. BENCH_WEBHOOKS (10) subscriptions,
- *     BENCH_WEBHOOK_WAIT (60) seconds at most for the backlog after each run.
- *  8. Small size, last of all: the hostile bodies (bench/hostile.js), on a service instance of its
- *     own (port 3114): another client's GET p99 alone and under BENCH_HOSTILE_SENDERS (4) senders
- *     of bodies built to cost the service (49,000 unknown keys, 90,000 XML attributes, a 10 MiB
- *     Content-Length with Expect: 100-continue, ...); the target is at most 2x calm.
- *     `node bench/hostile.js` runs the same rows alone, on SQLite.
- *  6. Small size, after the writes: the change feed (bench/feed.js, the "events to N consumers"
- *     rows), on a service instance of its own (port 3112): the delay from a create's 201 to its
- *     event on 1, 100 and 1,000 open Server-Sent Event streams, and the service's statements per
- *     second, CPU and memory with those streams open.
+ *  7. Small size, then: the webhooks (bench/rows/webhooks.js), on a service instance of its own
+ *     (port 3113): creates with 10 subscriptions to every marble event against none, in
+ *     alternating rounds, and the delay from each write to each delivery; then the same with the
+ *     roles split (3114 takes the writes with WEBHOOK_DELIVERY=false, 3115 delivers).
+ *     BENCH_WEBHOOKS (10) subscriptions, BENCH_WEBHOOK_WAIT (60) seconds at most for the backlog.
+ *  8. Small size, last of all: the hostile bodies (bench/rows/hostile.js), on a service instance
+ *     of its own (port 3116): another client's GET p99 alone and under BENCH_HOSTILE_SENDERS (4)
+ *     senders of bodies built to cost the service (49,000 unknown keys, 90,000 XML attributes, a
+ *     10 MiB Content-Length with Expect: 100-continue, ...); the target is at most 2x calm.
+ *     `node bench/rows/hostile.js` runs the same rows alone, on SQLite.
+ *  6. Small size, after the writes: the change feed (bench/rows/feed.js, the "events to N
+ *     consumers" rows), on a service instance of its own (port 3112): the delay from a create's
+ *     201 to its event on 1, 100 and 1,000 open Server-Sent Event streams, and the service's
+ *     statements per second, CPU and memory with those streams open.
  *
  * After the runs, each server's resident memory (VmRSS, and its peak VmHWM) is printed.
  *
@@ -118,10 +129,10 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const lib = require('./lib');
-const { startAccessDependencies } = require('./access');
-const feed = require('./feed');
-const webhooks = require('./webhooks');
-const hostile = require('./hostile');
+const { startAccessDependencies } = require('./rows/access');
+const feed = require('./rows/feed');
+const webhooks = require('./rows/webhooks');
+const hostile = require('./rows/hostile');
 
 const { ROOT, fail } = lib;
 /** Same Host header to both servers in the body check, so next/previous links compare equal. */
@@ -145,29 +156,29 @@ const SERVERS = {
   },
   baseline: {
     label: 'baseline',
-    script: path.join(__dirname, 'baseline.js'),
+    script: path.join(__dirname, 'servers', 'baseline.js'),
     port: 3101 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: {},
   },
   bareNest: {
     label: 'bare Nest',
-    script: path.join(__dirname, 'bare-nest.js'),
+    script: path.join(__dirname, 'servers', 'bare-nest.js'),
     port: 3102 + PORT_OFFSET,
     probe: '/api/demo/emails/ping',
     env: {},
   },
   bareNestInterceptor: {
     label: 'Nest + int.',
-    script: path.join(__dirname, 'bare-nest.js'),
+    script: path.join(__dirname, 'servers', 'bare-nest.js'),
     port: 3106 + PORT_OFFSET,
     probe: '/api/demo/emails/ping',
     env: { BARE_NEST_INTERCEPTOR: '1' },
   },
-  /** The baseline's work served by Nest with one pass-through interceptor (bench/bare-nest.js). */
+  /** The baseline's work served by Nest with one pass-through interceptor (bench/servers/bare-nest.js). */
   nestFloor: {
     label: 'Nest floor',
-    script: path.join(__dirname, 'bare-nest.js'),
+    script: path.join(__dirname, 'servers', 'bare-nest.js'),
     port: 3107 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { BARE_NEST_INTERCEPTOR: '1', BARE_NEST_RECORDS: '1' },
@@ -189,14 +200,14 @@ const SERVERS = {
   },
   baselineNoCount: {
     label: 'baseline',
-    script: path.join(__dirname, 'baseline.js'),
+    script: path.join(__dirname, 'servers', 'baseline.js'),
     port: 3104 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: { PAGE_TOTAL_COUNT: 'false' },
   },
   /**
    * Reads and writes need a JWT (AUTH_READS=required) of an OpenID Connect provider the
-   * benchmark starts (bench/access.js fills in AUTH_ISSUER); its probe is the open front door.
+   * benchmark starts (bench/rows/access.js fills in AUTH_ISSUER); its probe is the open front door.
    */
   serviceJwt: {
     label: 'service, JWT',
@@ -232,7 +243,7 @@ const SERVERS = {
     env: { EVENTS_ENABLED: 'false' },
   },
   /**
-   * The service as `service`, for the change feed's rows alone (bench/feed.js): its memory and
+   * The service as `service`, for the change feed's rows alone (bench/rows/feed.js): its memory and
    * statements are those of the streams, not of the wrk rows.
    */
   serviceFeed: {
@@ -242,7 +253,7 @@ const SERVERS = {
     probe: '/api/demo/marbles/1',
     env: {},
   },
-  /** The webhooks' rows alone (bench/webhooks.js): receivers on loopback. */
+  /** The webhooks' rows alone (bench/rows/webhooks.js): receivers on loopback. */
   serviceWebhooks: {
     label: 'service, webhooks',
     script: path.join(ROOT, 'dist/main.js'),
@@ -250,17 +261,33 @@ const SERVERS = {
     probe: '/api/demo/marbles/1',
     env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
   },
-  /** The hostile bodies' rows alone (bench/hostile.js): one client and the senders. */
+  /** The webhooks' split rows: the instance written to, which delivers nothing ... */
+  serviceWebhooksWriter: {
+    label: 'service, webhooks, writes only',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3114 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_DELIVERY: 'false' },
+  },
+  /** ... and the instance that delivers every subscription (at a lower priority). */
+  serviceWebhooksDeliverer: {
+    label: 'service, webhooks, delivery only',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3115 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+  },
+  /** The hostile bodies' rows alone (bench/rows/hostile.js): one client and the senders. */
   serviceHostile: {
     label: 'service, hostile bodies',
     script: path.join(ROOT, 'dist/main.js'),
-    port: 3114 + PORT_OFFSET,
+    port: 3116 + PORT_OFFSET,
     probe: '/api/demo/marbles/1',
     env: {},
   },
 };
 
-/** `Authorization: Bearer <the provider's JWT>`, filled in once bench/access.js has it. */
+/** `Authorization: Bearer <the provider's JWT>`, filled in once bench/rows/access.js has it. */
 const JWT_HEADERS = {};
 
 /**
@@ -321,7 +348,7 @@ const SMALL_SCENARIOS = [
   })),
   ...ACCESS_READS,
   { name: 'ping', path: '/api/demo/emails/ping', reference: 'bareNest' },
-  // The floor of any app rendering through a Nest interceptor (see bench/bare-nest.js).
+  // The floor of any app rendering through a Nest interceptor (see bench/servers/bare-nest.js).
   {
     name: 'ping, vs Nest + interceptor',
     path: '/api/demo/emails/ping',
@@ -329,7 +356,7 @@ const SMALL_SCENARIOS = [
     framework: true,
     target: 0.8,
   },
-  // What the framework leaves of each list and record scenario (see bench/bare-nest.js).
+  // What the framework leaves of each list and record scenario (see bench/servers/bare-nest.js).
   ...Object.entries(SMALL_PATHS).map(([name, path]) => ({
     name: `${name}, vs Nest floor`,
     path,
@@ -348,7 +375,7 @@ const SMALL_SCENARIOS = [
 
 /**
  * The writes, on marbles, measured last (they add and remove rows; see prepareWrite). `write` is
- * what bench/write.lua sends to the service, `referenceWrite` to the reference (the same by
+ * what bench/lua/write.lua sends to the service, `referenceWrite` to the reference (the same by
  * default): the Idempotency-Key and If-Match rows compare the service with itself, without them.
  */
 const WRITE_PATH = '/api/demo/marbles';
@@ -447,7 +474,7 @@ const USAGE = `usage: node bench/run.js [--small] [--large] [--marbles N] [--reu
   --writes      the small size's writes only
   --replica-vs-primary  (with BENCH_REPLICA_URLS) the service reading from the replicas against
                 the service reading from the primary, instead of the hand-written references
-  --cluster     alone: three Galera nodes against one, and causal reads (bench/cluster.js)
+  --cluster     alone: three Galera nodes against one, and causal reads (bench/rows/cluster.js)
 Environment variables: see the header of bench/run.js.`;
 
 function loadSettings() {
@@ -498,11 +525,11 @@ function loadSettings() {
             .filter((s) => !s.framework && s.reference !== 'service')
             .map((s) => ({ ...s, reference: 'servicePrimary' }))
         : scenarios,
-      // The change feed's rows (bench/feed.js), after the others; with the writes.
+      // The change feed's rows (bench/rows/feed.js), after the others; with the writes.
       feed: values.reads || replicaVsPrimary ? [] : feed.feedScenarios(),
-      // The webhooks' rows (bench/webhooks.js).
+      // The webhooks' rows (bench/rows/webhooks.js).
       webhooks: values.reads || replicaVsPrimary ? [] : webhooks.webhookScenarios(),
-      // The hostile bodies' rows (bench/hostile.js), last.
+      // The hostile bodies' rows (bench/rows/hostile.js), last.
       hostile: values.reads || replicaVsPrimary ? [] : hostile.hostileScenarios(),
     });
   }
@@ -687,7 +714,7 @@ async function stopServers(running) {
   await running[ACCESS]?.stop();
 }
 
-/** Where `running` keeps what bench/access.js started (not a server: Object.values skips it). */
+/** Where `running` keeps what bench/rows/access.js started (not a server: Object.values skips it). */
 const ACCESS = Symbol('access dependencies');
 
 // ---------------------------------------------------------------------------------------------
@@ -774,7 +801,7 @@ function describeDifference(a, b) {
 // ---------------------------------------------------------------------------------------------
 // Writes: the rows they need, made before each run and removed after it
 
-const WRITE_SCRIPT = path.join(__dirname, 'write.lua');
+const WRITE_SCRIPT = path.join(__dirname, 'lua', 'write.lua');
 /** Marbles the update and adjust_price runs cycle over, made afresh for each run. */
 const CYCLED_ROWS = 2000;
 /** Rows inserted per statement when making them. */
@@ -821,7 +848,7 @@ async function freshMarbles(writes, run, n) {
   return [Number(range.lo), Number(range.hi)];
 }
 
-/** The arguments of bench/write.lua for one run, after making the rows it changes. */
+/** The arguments of bench/lua/write.lua for one run, after making the rows it changes. */
 async function prepareWrite(settings, writes, send, duration) {
   const run = `${writes.tag}${++writes.runs}`;
   let range = [0, 0];
@@ -1295,12 +1322,14 @@ async function runSize(settings, size) {
         ok = feed.printFeed(result) && ok;
         printMemory(running);
       }
-      if (webhookRows) {
-        // Alone on the database too: its subscriptions are delivered by it, and by it only.
+      // Alone on the database too: its subscriptions are delivered by it (or its deliverer) only.
+      for (const group of webhookRows ? webhooks.webhookGroups(size.webhooks) : []) {
         await stopServers(running);
-        running = await startServers(settings, { name: size.name, scenarios: size.webhooks });
+        running = await startServers(settings, { name: size.name, scenarios: group });
         started.push(...Object.values(running));
-        const server = running[size.webhooks[0].service];
+        const server = running[group[0].service];
+        const deliverer = group[0].elsewhere ? running[group[0].reference] : undefined;
+        if (deliverer) os.setPriority(deliverer.child.proc.pid, webhooks.DELIVERER_NICE);
         const load = async (duration) =>
           lib.runWrk({
             port: server.port,
@@ -1314,9 +1343,13 @@ async function runSize(settings, size) {
           });
         const result = await webhooks.measureWebhooks(
           { port: server.port, pid: server.child.proc.pid },
-          size.webhooks,
+          group,
           settings,
-          { load, cleanUp: () => cleanUpWrites(settings, writes) },
+          {
+            load,
+            cleanUp: () => cleanUpWrites(settings, writes),
+            deliverer: deliverer && { pid: deliverer.child.proc.pid },
+          },
         );
         ok = webhooks.printWebhooks(result) && ok;
         printMemory(running);
@@ -1366,7 +1399,7 @@ function printMemory(running) {
 }
 
 async function main() {
-  if (process.argv.slice(2).join(' ') === '--cluster') return require('./cluster').main();
+  if (process.argv.slice(2).join(' ') === '--cluster') return require('./rows/cluster').main();
   const settings = loadSettings();
   const wrk = lib.checkWrk();
   if (!fs.existsSync(path.join(ROOT, 'dist/main.js'))) {

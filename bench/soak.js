@@ -5,7 +5,7 @@
  *  1. Seeds the benchmark database with SOAK_MARBLES marbles unless it already holds that many.
  *  2. Starts the service (as `npm start` runs it, port SOAK_PORT) on it.
  *  3. Measures its capacity on a mix of read routes (wrk, SOAK_CAPACITY_SECONDS, as fast as it
- *     answers), then runs the same mix at SOAK_LOAD_PERCENT of that rate (paced by bench/soak.lua,
+ *     answers), then runs the same mix at SOAK_LOAD_PERCENT of that rate (paced by bench/lua/soak.lua,
  *     since wrk2 is not packaged) for SOAK_MINUTES, one wrk run per minute.
  *  4. Prints one line per minute: requests/s, p50, p99, failed requests and the server's resident
  *     memory (VmRSS from /proc/PID/status, read every second): at the end of the minute, and the
@@ -37,7 +37,7 @@ const path = require('node:path');
 const lib = require('./lib');
 
 const { fail } = lib;
-const SOAK_SCRIPT = path.join(__dirname, 'soak.lua');
+const SOAK_SCRIPT = path.join(__dirname, 'lua', 'soak.lua');
 /** The mix, in turn; `%d` runs 1..333, so pages, ids and searches vary (a cache keyed by URL shows). */
 const MIX = [
   '/api/demo/marbles',

@@ -4,10 +4,11 @@
  * machine (docs/access-control.md), at http://localhost:9400 (DEV_ISSUER_PORT moves it), listening
  * on 127.0.0.1 only. The provider is the tests' (scripts/oidc-provider.mjs: oidc-provider, a
  * devDependency, so a development tool: not in the image, not for production). Its settings are
- * scripts/dev-issuer.json: the audience `records-api`, a read and a write scope per collection and
- * `records:read` / `records:write` for all, and two clients of the client credentials grant whose
- * secrets are public (`marbles-bot`, the walkthrough's, and `records-admin`). A new signing key at
- * every start (the service fetches it by its `kid`); tokens live 10 minutes. Ctrl-C stops it.
+ * scripts/dev-issuer.json: the audience `records-api`, `records:read` / `records:write` for every
+ * collection, a read and a write scope for each collection it names, and two clients of the
+ * client credentials grant whose secrets are public (`marbles-bot`, the walkthrough's, and
+ * `records-admin`). A new signing key at every start (the service fetches it by its `kid`);
+ * tokens live 10 minutes. Ctrl-C stops it.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -55,7 +55,7 @@ const SIZE = 3;
  * a keepalive every evs.keepalive_period (1 s). Here a node is suspected after 2 s of silence,
  * eight keepalives of 0.25 s missed in a row, and the checks and join rounds run every 0.25 s:
  * a killed or frozen node held the survivors' commits 2.2-2.5 s, where a 3 s suspect_timeout
- * with the other defaults held them 4.0-4.5 s (bench/galera-pause.js measures it; docs/scaling.md
+ * with the other defaults held them 4.0-4.5 s (bench/tools/galera-pause.js measures it; docs/scaling.md
  * says what to set on a real cluster).
  */
 const EVICTION = [

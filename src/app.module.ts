@@ -31,6 +31,7 @@ import { DeclarationError } from './rest/core/resource';
 import { EventSequencerRow, RecordEvent, RecordEventOutbox } from './events/record-event.entity';
 import { WebhookDeliveryRow, WebhookSubscriptionRow } from './webhooks/webhook.entity';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { OperationsModule } from './operations/operations.module';
 
 /** The names of the collections this service serves (PAGE_TOTAL_COUNT_<NAME> takes them). */
 export const COLLECTION_NAMES = COLLECTIONS.map((c) => c.declaration.plural);
@@ -200,6 +201,7 @@ export class AppModule {
           collections.map((c) => c.declaration.plural),
           config.webhooks.timing,
         ),
+        OperationsModule.forRoot({ max: config.operationsMax }),
         ...collections.map((c) => CollectionModule.forFeature(c.declaration, c)),
       ],
     };

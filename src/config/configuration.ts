@@ -38,6 +38,8 @@ export interface AppConfig {
   keepAliveTimeout: number;
   /** Time limit of one read statement on MySQL, in milliseconds; 0 for none. */
   queryTimeoutMs: number;
+  /** Most operations in one request of `POST /api/operations` (OPERATIONS_MAX, default 100). */
+  operationsMax: number;
   /** Worker processes sharing the port (node:cluster); 1 serves from the one process. */
   webConcurrency: number;
   /** Express `trust proxy` setting, for scheme and client address behind a load balancer. */
@@ -94,6 +96,11 @@ export interface WebhooksConfig {
   secretGraceMs: number;
   /** WEBHOOK_ALLOW_PRIVATE (default false): http and loopback or private addresses allowed. */
   allowPrivate: boolean;
+  /**
+   * WEBHOOK_DELIVERY (default true): this instance delivers subscriptions. `false`: it serves
+   * /api/webhooks and writes, and leaves every delivery to the instances that deliver.
+   */
+  deliver: boolean;
   /** Leases, saves and polls (webhooks/dispatcher.ts): no variable sets them; tests shorten them. */
   timing?: Partial<{ leaseMs: number; tickMs: number; saveEveryMs: number; pollMs: number }>;
 }
@@ -318,6 +325,7 @@ export function loadConfig(
     requestTimeout,
     keepAliveTimeout: Number(vars.KEEP_ALIVE_TIMEOUT ?? '5'),
     queryTimeoutMs: Number(vars.QUERY_TIMEOUT_MS ?? '10000'),
+    operationsMax: Number(vars.OPERATIONS_MAX ?? '100'),
     webConcurrency: Number(vars.WEB_CONCURRENCY ?? '1'),
     trustProxy: flag(vars.TRUST_PROXY ?? 'false'),
     pageTotalCount: flag(vars.PAGE_TOTAL_COUNT ?? 'true'),
@@ -368,6 +376,7 @@ export function loadConfig(
       retryScheduleMs: schedule,
       secretGraceMs: graceSeconds * 1000,
       allowPrivate: flag(vars.WEBHOOK_ALLOW_PRIVATE ?? 'false'),
+      deliver: flag(vars.WEBHOOK_DELIVERY ?? 'true'),
     },
   };
 }

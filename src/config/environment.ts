@@ -76,6 +76,10 @@ export class Environment {
   WEB_CONCURRENCY?: string;
 
   @IsOptional()
+  @Matches(/^([1-9]\d{0,2}|1000)$/, { message: 'must be a number of operations from 1 to 1000' })
+  OPERATIONS_MAX?: string;
+
+  @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   TRUST_PROXY?: string;
 
@@ -206,6 +210,10 @@ export class Environment {
   @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   WEBHOOK_ALLOW_PRIVATE?: string;
+
+  @IsOptional()
+  @Matches(FLAG, { message: 'must be true or false' })
+  WEBHOOK_DELIVERY?: string;
 }
 
 /** The variables `Environment` declares; an empty value counts as unset. */
@@ -223,6 +231,7 @@ export const ENVIRONMENT_VARIABLES = [
   'KEEP_ALIVE_TIMEOUT',
   'QUERY_TIMEOUT_MS',
   'WEB_CONCURRENCY',
+  'OPERATIONS_MAX',
   'TRUST_PROXY',
   'PAGE_TOTAL_COUNT',
   'DATABASE_REPLICA_URLS',
@@ -254,6 +263,7 @@ export const ENVIRONMENT_VARIABLES = [
   'WEBHOOK_RETRY_SCHEDULE',
   'WEBHOOK_SECRET_GRACE',
   'WEBHOOK_ALLOW_PRIVATE',
+  'WEBHOOK_DELIVERY',
 ] as const satisfies readonly (keyof Environment)[];
 
 /** The declared variables of `env` that are set. */

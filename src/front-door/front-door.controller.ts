@@ -7,7 +7,7 @@ import { FrontDoor, Links, linksSchema } from './front-door';
 const TAG = {
   name: 'front-door',
   description:
-    'Where everything is: the collections, the change feed and its webhooks, the documentation and the health routes.',
+    'Where everything is: the collections, the change feed and its webhooks, atomic operations, the documentation and the health routes.',
 };
 
 /** The description of `GET <path>`, the same answer under two paths. */

@@ -8,6 +8,8 @@ export interface Links {
   events?: string;
   /** The webhook subscriptions (the feed delivered); absent with EVENTS_ENABLED=false. */
   webhooks?: string;
+  /** Several writes over several collections in one request (POST, docs/operations-api.md). */
+  operations: string;
   docs: string;
   openapi: string;
   health: { live: string; ready: string };
@@ -21,6 +23,7 @@ const WEBHOOKS = '/api/webhooks';
 
 /** The paths of the documentation and health routes (set up in setup.ts and HealthModule). */
 const FIXED = {
+  operations: '/api/operations',
   docs: '/api/docs/',
   openapi: '/api/openapi.json',
   health: { live: '/health/live', ready: '/health/ready' },
@@ -49,13 +52,14 @@ export class FrontDoor {
 
   /** The links under `origin` (`http://localhost:3000`). */
   links(origin: string): Links {
-    const { collections, events, webhooks, docs, openapi, health } = this.paths;
+    const { collections, events, webhooks, operations, docs, openapi, health } = this.paths;
     return {
       collections: Object.fromEntries(
         Object.entries(collections).map(([name, path]) => [name, origin + path]),
       ),
       ...(events ? { events: origin + events } : {}),
       ...(webhooks ? { webhooks: origin + webhooks } : {}),
+      operations: origin + operations,
       docs: origin + docs,
       openapi: origin + openapi,
       health: { live: origin + health.live, ready: origin + health.ready },
@@ -68,7 +72,7 @@ export function linksSchema(names: string[]): Schema {
   const url: Schema = { type: 'string', format: 'uri' };
   return {
     type: 'object',
-    required: ['collections', 'docs', 'openapi', 'health'],
+    required: ['collections', 'operations', 'docs', 'openapi', 'health'],
     properties: {
       collections: {
         type: 'object',
@@ -85,6 +89,10 @@ export function linksSchema(names: string[]): Schema {
         ...url,
         description:
           'The webhook subscriptions (the change feed delivered); absent when EVENTS_ENABLED=false.',
+      },
+      operations: {
+        ...url,
+        description: 'Atomic operations: POST several writes over several collections, all or nothing.',
       },
       docs: { ...url, description: 'The API documentation (Swagger UI).' },
       openapi: { ...url, description: 'This OpenAPI document.' },

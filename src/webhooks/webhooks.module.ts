@@ -24,6 +24,8 @@ const WEBHOOKS_OPTIONS = Symbol('WEBHOOKS_OPTIONS');
 
 interface WebhooksOptions {
   enabled: boolean;
+  /** This instance delivers (WEBHOOK_DELIVERY): its dispatcher runs. */
+  delivers: boolean;
   /** Nudges the sequencer, once the feed's runtime is known (at bootstrap). */
   nudge: () => void;
 }
@@ -56,8 +58,12 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
     timing: Partial<DispatchTiming> = {},
   ): DynamicModule {
     const enabled = config.events.enabled;
-    const options: WebhooksOptions = { enabled, nudge: () => undefined };
     const { webhooks } = config;
+    const options: WebhooksOptions = {
+      enabled,
+      delivers: enabled && webhooks.deliver,
+      nudge: () => undefined,
+    };
     const dispatch = { ...DEFAULT_DISPATCH_TIMING, ...timing };
     const logger = new Logger('Webhooks');
     return {
@@ -104,6 +110,7 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
               allowPrivate: webhooks.allowPrivate,
               secretGraceMs: webhooks.secretGraceMs,
               leaseMs: dispatch.leaseMs,
+              delivers: webhooks.deliver,
               present: () => settledPosition(events, LIVE_TIMING, () => options.nudge()),
             }),
         },
@@ -120,7 +127,6 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
   onApplicationBootstrap(): void {
     if (!this.options.enabled) return;
     const runtime = this.moduleRef.get(EventsRuntime, { strict: false });
-    runtime.sequenced.add(() => this.dispatcher.nudge());
     this.options.nudge = () => runtime.sequencer.nudge();
     const metrics = this.observability.metrics;
     if (metrics) {
@@ -130,12 +136,14 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
         lags: () => this.dispatcher.lags(),
       });
     }
+    if (!this.options.delivers) return;
+    runtime.sequenced.add(() => this.dispatcher.nudge());
     this.dispatcher.start();
   }
 
   /** Before the feed and the database stop: the positions are saved, the leases handed back. */
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.options.enabled) await this.dispatcher.stop();
+    if (this.options.delivers) await this.dispatcher.stop();
   }
 }
 

@@ -44,6 +44,12 @@ export interface WebhookSettings {
   allowPrivate: boolean;
   secretGraceMs: number;
   leaseMs: number;
+  /**
+   * This instance delivers (WEBHOOK_DELIVERY): a subscription it creates is its own to deliver
+   * at once. Otherwise the new subscription's lease is free from the start: an instance that
+   * delivers takes it at its next round.
+   */
+  delivers: boolean;
   /** The feed's present: its head once the events of writes acknowledged before have positions. */
   present: () => Promise<number>;
 }
@@ -105,10 +111,10 @@ export class WebhooksService {
       await this.settings.present(),
       now,
       this.dispatcher.holder,
-      now + this.settings.leaseMs,
+      this.settings.delivers ? now + this.settings.leaseMs : 0,
     );
     if (status === 'disabled') await this.store.update(id, { status }, now);
-    else await this.dispatcher.take(id);
+    else if (this.settings.delivers) await this.dispatcher.take(id);
     return this.show(id);
   }
 

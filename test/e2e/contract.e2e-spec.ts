@@ -130,7 +130,12 @@ describe('The OpenAPI document and a client generated from it', () => {
       ...COLLECTIONS.flatMap((c) => [...standardRoutes(c), ...(own[c.declaration.plural] ?? [])]),
       'GET / frontDoor',
       'GET /api apiFrontDoor',
-      ...eventRoutes(COLLECTIONS),
+      // The document orders the routes of no collection by path: /api/operations after /api/events.
+      ...eventRoutes(COLLECTIONS).flatMap((route) =>
+        route === 'GET /api/events listEvents'
+          ? [route, 'GET /api/operations describeOperations', 'POST /api/operations runOperations']
+          : [route],
+      ),
       ...WEBHOOK_ROUTES,
       'GET /health/live live',
       'GET /health/ready ready',
@@ -139,6 +144,7 @@ describe('The OpenAPI document and a client generated from it', () => {
       ...COLLECTIONS.map((c) => c.declaration.plural),
       'front-door',
       'events',
+      'operations',
       'webhooks',
       'health',
     ]);

@@ -107,6 +107,7 @@ describe('the fixture collections, fixture_tags and fixture_notes', () => {
         ...WITH_FIXTURES.map((c) => c.declaration.plural),
         'front-door',
         'events',
+        'operations',
         'webhooks',
         'health',
       ]);

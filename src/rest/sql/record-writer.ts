@@ -288,7 +288,15 @@ export class RecordWriter {
    * fails rolls the write back. No statement more than a read after COMMIT would take.
    */
   private answered<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.db.unitOfWork(() => this.db.transaction(work));
+    return this.db.unitOfWork(() =>
+      this.db.transaction((tx) => {
+        // The rows inserted by this write alone: a unit of work holding several writes (atomic
+        // operations) shares one transaction, and an earlier write's rows are stored records to
+        // this one's checks (a name the request's first create took is taken for its second).
+        this.insertedBy.delete(tx);
+        return work(tx);
+      }),
+    );
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * XML bodies cannot stall the service: a body nested deeper than 32 elements, or with more than
- * 25,000 elements and attributes, is refused with 400 while it is streamed, before any object is built (the
- * figures of bench/xml-flood.js are in the README). Bodies within the limits, a bulk create of
- * 1000 records among them, are read as before.
+ * 25,000 elements and attributes, is refused with 400 while it is streamed, before any object is
+ * built (the figures of bench/tools/xml-flood.js are in the README). Bodies within the limits, a
+ * bulk create of 1000 records among them, are read as before.
  */
 import { Post, expectRefusedInBoth } from './body-limits';
 import { useApp } from '../support/harness';

@@ -19,6 +19,7 @@ describe('the front door', () => {
       ),
       events: `${origin}/api/events`,
       webhooks: `${origin}/api/webhooks`,
+      operations: `${origin}/api/operations`,
       docs: `${origin}/api/docs/`,
       openapi: `${origin}/api/openapi.json`,
       health: { live: `${origin}/health/live`, ready: `${origin}/health/ready` },
@@ -35,6 +36,7 @@ describe('the front door', () => {
       'collections',
       'events',
       'webhooks',
+      'operations',
       'docs',
       'openapi',
       'health',
@@ -60,6 +62,7 @@ describe('the front door', () => {
         '</collections>' +
         `<events>${links.events}</events>` +
         `<webhooks>${links.webhooks}</webhooks>` +
+        `<operations>${links.operations}</operations>` +
         `<docs>${links.docs}</docs>` +
         `<openapi>${links.openapi}</openapi>` +
         `<health><live>${links.health.live}</live><ready>${links.health.ready}</ready></health>` +
@@ -130,7 +133,7 @@ describe('the front door with the change feed off (EVENTS_ENABLED=false)', () =>
   it('should not link the feed, whose routes are not served', async () => {
     const res = await t.http().get('/api');
     expectJson(res, 200);
-    expect(Object.keys(res.body)).toEqual(['collections', 'docs', 'openapi', 'health']);
+    expect(Object.keys(res.body)).toEqual(['collections', 'operations', 'docs', 'openapi', 'health']);
     expect((await t.http().get('/api/events')).status).toBe(404);
     expect((await t.http().get('/api/webhooks')).status).toBe(404);
   });

@@ -23,6 +23,7 @@ describe('webhook targets', () => {
       retryScheduleMs: [60_000],
       secretGraceMs: 60_000,
       allowPrivate: false,
+      deliver: true,
       timing: { leaseMs: 3000, tickMs: 100, saveEveryMs: 50, pollMs: 20 },
     },
   });

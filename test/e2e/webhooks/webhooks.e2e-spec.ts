@@ -39,6 +39,7 @@ describe('webhooks', () => {
       retryScheduleMs: SCHEDULE,
       secretGraceMs: 60_000,
       allowPrivate: true,
+      deliver: true,
       timing: { leaseMs: 3000, tickMs: 100, saveEveryMs: 50, pollMs: 20 },
     },
   });

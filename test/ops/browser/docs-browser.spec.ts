@@ -28,16 +28,17 @@ describe('API documentation page in a browser', () => {
     });
     await page.goto(`${web.base}/api/docs/`, { waitUntil: 'networkidle' });
 
-    for (const tag of [...COLLECTION_NAMES, 'events', 'webhooks', 'health']) {
+    for (const tag of [...COLLECTION_NAMES, 'events', 'operations', 'webhooks', 'health']) {
       await page.locator(`#operations-tag-${tag}`).waitFor({ timeout: 15_000 });
     }
     const tags = await page
       .locator('.opblock-tag-section h3 a span, .opblock-tag-section h3 span')
       .allInnerTexts();
-    // The collections, then the change feed's, the webhooks' and the health routes' tags.
+    // The collections, then the change feed's, atomic operations', the webhooks' and the health routes' tags.
     expect(tags.filter((x) => /^[a-z_]+$/.test(x))).toEqual([
       ...COLLECTION_NAMES,
       'events',
+      'operations',
       'webhooks',
       'health',
     ]);

@@ -7,7 +7,7 @@
  *
  * Run: every ```sh block of README.md (its Examples, the typed client's `npm install` of pinned
  * versions from the npm registry included, and the change feed's `curl -N` streams),
- * docs/examples.md, docs/safe-writes.md, docs/interface.md and docs/access-control.md (the
+ * docs/examples.md, docs/safe-writes.md, docs/interface.md, docs/operations-api.md and docs/access-control.md (the
  * development issuer's walkthrough), and those of any document that gets some (the list below is
  * the only way out). The files a
  * document says to save (`// client.ts`) are saved in the directory as shown.
@@ -113,6 +113,7 @@ describe('the command blocks of the README and docs/', () => {
         'docs/safe-writes.md',
         'docs/interface.md',
         'docs/access-control.md',
+        'docs/operations-api.md',
       ]),
     );
   });

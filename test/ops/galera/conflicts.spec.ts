@@ -5,13 +5,16 @@
  * 1213. The service runs such a transaction again whole, so no write is answered 503 within the
  * retry budget; the retries are counted per node; every update is applied exactly once (the
  * versions count them); a bulk update is all or nothing; If-Match and Idempotency-Key hold across
- * the two nodes (checked again on each run).
+ * the two nodes (checked again on each run). Last, webhooks: the instance that delivers a
+ * subscription is killed while writes go through the other, which delivers on from the saved
+ * position (on the cluster, the lease and the positions go through each instance's own writer).
  *
  * Needs mariadb-server, galera-4 and rsync; `npm test` runs this folder only where they are
  * installed.
  */
 import { join } from 'node:path';
 import { GaleraCluster, PASSWORD, startCluster, USER } from '../../../scripts/galera-cluster';
+import { Receiver } from '../../e2e/webhooks/receiver';
 import { scratchDir, ServerProcess, startServer } from '../support/process';
 import {
   Answer as HttpAnswer,
@@ -96,6 +99,8 @@ describe('a Galera cluster: concurrent writes through two nodes are run again, n
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
       METRICS_TOKEN: TOKEN,
+      // The webhooks' test: a receiver on loopback, the routes open (no token).
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     };
     first = await startServer({
       ...env,
@@ -233,5 +238,53 @@ describe('a Galera cluster: concurrent writes through two nodes are run again, n
       expect(Number(rows[0].n)).toBe(1);
     }
     figures.conflictRetries = await conflictRetries();
+  });
+
+  // Last: it kills the first instance.
+  it('should deliver webhooks on from the other instance when the delivering one is killed', async () => {
+    const receiver = await Receiver.start();
+    try {
+      const created = await call(
+        first.url('/api/webhooks'),
+        json('POST', { url: receiver.url('/galera'), collections: ['marbles'] }),
+      );
+      expect(created.status).toBe(201);
+      const subscription = created.body as { secret: string; last_event_id: string };
+      receiver.secrets.push(subscription.secret);
+      // Slow enough that the kill lands in the middle of the deliveries.
+      receiver.answer = () => ({ status: 204, delayMs: 30 });
+      const ids: number[] = [];
+      let killedAt = 0;
+      for (let i = 0; i < 30; i++) {
+        const res = await call(
+          second.url('/api/demo/marbles'),
+          json('POST', { name: `Hooked ${i}`, radius_mm: 2, price: '1.5' }),
+        );
+        expect(res.status).toBe(201);
+        ids.push((res.body as { id: number }).id);
+        if (i === 9) {
+          await receiver.until(() => receiver.deliveries.length >= 5, 'the first deliveries');
+          first.child.kill('SIGKILL');
+          killedAt = Date.now();
+          await first.exited;
+        }
+      }
+      await receiver.until(
+        () => new Set(receiver.deliveries.map((d) => d.event.record_id)).size === ids.length,
+        'every event',
+        60_000,
+      );
+      const resumed = receiver.deliveries.find((d) => d.at > killedAt + 1000);
+      figures.webhookTakeoverMs = resumed!.at - killedAt;
+      expect(resumed!.at - killedAt).toBeLessThan(30_000);
+      const firsts: number[] = [];
+      for (const d of receiver.deliveries) {
+        expect(d.signedWith).toEqual([subscription.secret]);
+        if (!firsts.includes(d.event.record_id)) firsts.push(d.event.record_id);
+      }
+      expect(firsts).toEqual(ids);
+    } finally {
+      await receiver.stop();
+    }
   });
 });

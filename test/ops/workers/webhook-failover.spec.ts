@@ -6,7 +6,7 @@
  * arrives, the first arrival of each in feed order, and a repeat (what the dead one delivered
  * after its last save) carries the same webhook-id.
  */
-import { Receiver } from '../../e2e/webhooks/receiver';
+import { Receiver, eventually } from '../../e2e/webhooks/receiver';
 import { PROCESS_TIMEOUT, ServerProcess, sqliteUrl, startServer } from '../support/process';
 
 const TOKEN = 'webhook-failover-token-0123456789';
@@ -98,6 +98,60 @@ describe('webhooks when the instance that delivers them is killed', () => {
         if (!firsts.includes(d.event.id)) firsts.push(d.event.id);
       }
       expect(firsts).toEqual(events.map((e) => e.id));
+    },
+    PROCESS_TIMEOUT,
+  );
+
+  it(
+    'should leave every delivery to the instances that deliver (WEBHOOK_DELIVERY=false)',
+    async () => {
+      const env = {
+        DATABASE_URL: sqliteUrl(),
+        API_TOKEN: TOKEN,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        LOG_LEVEL: 'warn',
+        DEMO_DATA: 'false',
+      };
+      const writer = await startServer({ ...env, WEBHOOK_DELIVERY: 'false' });
+      servers.push(writer);
+      await writer.waitReady();
+      const created = await call(writer, 'POST', '/api/webhooks', {
+        url: receiver.url('/delivered-elsewhere'),
+        collections: ['marbles'],
+      });
+      expect(created.status).toBe(201);
+      receiver.secrets.push(created.body.secret as string);
+      receiver.answer = () => ({ status: 204 });
+      const names = ['Elsewhere 1', 'Elsewhere 2', 'Elsewhere 3'];
+      for (const name of names) {
+        expect((await call(writer, 'POST', '/api/demo/marbles', { name })).status).toBe(201);
+      }
+      // The writer holds nothing: the subscription waits, whole, for an instance that delivers.
+      const before = receiver.to('/delivered-elsewhere').length;
+      const deliverer = await startServer(env);
+      servers.push(deliverer);
+      await deliverer.waitReady();
+      await receiver.until(
+        () => receiver.to('/delivered-elsewhere').length === names.length,
+        'the three events, from the instance that delivers',
+        30_000,
+      );
+      expect(before).toBe(0);
+      const delivered = receiver.to('/delivered-elsewhere');
+      expect(delivered.map((d) => (d.event.record as { name: string }).name)).toEqual(names);
+
+      const here = async (server: ServerProcess) => {
+        const res = await fetch(server.url('/health/ready'));
+        const body = (await res.json()) as { details: { webhooks?: { delivered_here: number } } };
+        return body.details.webhooks?.delivered_here;
+      };
+      // Their numbers are read again at most every 2 s.
+      let numbers: unknown[] = [];
+      await eventually(async () => {
+        numbers = [await here(writer), await here(deliverer)];
+        return numbers.every((n) => n !== undefined);
+      }, 'the readiness numbers');
+      expect(numbers).toEqual([0, 1]);
     },
     PROCESS_TIMEOUT,
   );

@@ -2,12 +2,13 @@ import { loadConfig } from '../../../src/config/configuration';
 import { expectRefused } from './refused';
 
 describe('configuration: webhooks', () => {
-  it('should time deliveries out at 15 s, retry on the standard schedule, keep a rotated secret 24 h, allow no private targets', () => {
+  it('should time deliveries out at 15 s, retry on the standard schedule, keep a rotated secret 24 h, allow no private targets, deliver', () => {
     expect(loadConfig({}).webhooks).toEqual({
       timeoutMs: 15_000,
       retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       secretGraceMs: 86_400_000,
       allowPrivate: false,
+      deliver: true,
     });
   });
 
@@ -18,12 +19,14 @@ describe('configuration: webhooks', () => {
         WEBHOOK_RETRY_SCHEDULE: '1s, 30s,2m , 1d',
         WEBHOOK_SECRET_GRACE: '1h',
         WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_DELIVERY: 'false',
       }).webhooks,
     ).toEqual({
       timeoutMs: 500,
       retryScheduleMs: [1_000, 30_000, 120_000, 86_400_000],
       secretGraceMs: 3_600_000,
       allowPrivate: true,
+      deliver: false,
     });
   });
 
@@ -47,6 +50,7 @@ describe('configuration: webhooks', () => {
       { WEBHOOK_ALLOW_PRIVATE: 'maybe' },
       'WEBHOOK_ALLOW_PRIVATE must be true or false, got "maybe"',
     ],
+    [{ WEBHOOK_DELIVERY: 'never' }, 'WEBHOOK_DELIVERY must be true or false, got "never"'],
   ])('should refuse %j', (env, message) => {
     expectRefused(env, message);
   });

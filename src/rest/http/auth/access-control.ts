@@ -145,18 +145,8 @@ export class AccessControl {
       const [requirement, outcome] = found;
       switch (outcome.kind) {
         case 'principal':
-          if (grants(outcome.principal.scopes, requirement)) return next();
-          return sendError(
-            res,
-            403,
-            { message: requirement.forbidden },
-            {
-              'WWW-Authenticate':
-                `Bearer realm="records", error="insufficient_scope", ` +
-                `error_description="the token lacks the scope this request needs", ` +
-                `scope="${requirement.scopes[0]}"`,
-            },
-          );
+          if (requirement.deferred || grants(outcome.principal.scopes, requirement)) return next();
+          return sendError(res, 403, { message: requirement.forbidden }, forbiddenHeaders(requirement));
         case 'none':
           return sendError(
             res,
@@ -188,6 +178,16 @@ export class AccessControl {
       }
     };
   }
+}
+
+/** The `WWW-Authenticate` of a 403: the scope the request needs (RFC 6750). */
+export function forbiddenHeaders(requirement: Requirement): Record<string, string> {
+  return {
+    'WWW-Authenticate':
+      `Bearer realm="records", error="insufficient_scope", ` +
+      `error_description="the token lacks the scope this request needs", ` +
+      `scope="${requirement.scopes[0]}"`,
+  };
 }
 
 function digest(token: string): Buffer {

@@ -24,6 +24,7 @@ export const ALL_WRITE = 'records:write';
  */
 export const WEBHOOKS_ADMIN = 'webhooks:admin';
 const WEBHOOKS = /^\/api\/webhooks(?:$|[/.])/;
+const OPERATIONS = /^\/api\/operations(?:$|\/$|\.\w+$)/;
 
 export type Action = 'read' | 'write' | 'admin';
 
@@ -34,6 +35,11 @@ export interface Requirement {
   collection?: string;
   /** Any one of them grants the request; the narrowest first. */
   scopes: readonly string[];
+  /**
+   * The scopes are checked by the route itself, once it has read its body (atomic operations:
+   * the write scope of each collection the body names); the middleware only requires a token.
+   */
+  deferred?: boolean;
   /** The message of a 401 and of a 403, written once. */
   unauthenticated: string;
   forbidden: string;
@@ -54,6 +60,9 @@ export class AccessRules {
   private readonly collections: { prefix: string; read: Requirement; write: Requirement }[];
   private readonly otherRead: Requirement;
   private readonly otherWrite: Requirement;
+  private readonly byPlural: Map<string, Requirement>;
+  /** `POST /api/operations`: a token, then the write scope of every collection it names. */
+  private readonly operations: Requirement;
   private readonly webhooks: Requirement = {
     action: 'admin',
     scopes: [WEBHOOKS_ADMIN],
@@ -77,6 +86,13 @@ export class AccessRules {
       .sort((a, b) => b.prefix.length - a.prefix.length);
     this.otherRead = requirement('read');
     this.otherWrite = requirement('write');
+    this.byPlural = new Map(collections.map((c) => [c.plural, requirement('write', c.plural)]));
+    this.operations = { ...this.otherWrite, deferred: true };
+  }
+
+  /** What a write of the collection `plural` needs (atomic operations check each they name). */
+  writeRequirementOf(plural: string): Requirement {
+    return this.byPlural.get(plural) ?? this.otherWrite;
   }
 
   /**
@@ -87,6 +103,7 @@ export class AccessRules {
     if (method === 'OPTIONS') return undefined;
     if (WEBHOOKS.test(path)) return this.webhooks;
     const write = isWrite(method);
+    if (method === 'POST' && OPERATIONS.test(path)) return this.operations;
     if (!write && (!this.readsRequired || OPEN.test(path))) return undefined;
     for (const c of this.collections) {
       if (

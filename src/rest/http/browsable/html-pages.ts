@@ -32,7 +32,9 @@ export function resultPage(
     else if (data.kind === 'record') body = recordBody(data.record, resource, ctx);
   }
   if (data.kind === 'message') body = messageBody(data.message, data.records, resource, ctx);
-  if (data.kind === 'object') body = objectBody(data.value, ctx);
+  if (data.kind === 'object') {
+    body = markup`${objectBody(data.value, ctx)}${exampleForm(data.value, ctx)}`;
+  }
   if (data.kind === 'feed') body = feedBody(data.page, ctx);
   return layout(ctx, resource, body, bodies.json, bodies.xml);
 }
@@ -104,6 +106,35 @@ function messageBody(
  * table (in `results`, a row with an `id` links to its own page, `<this path>/<id>`), and the
  * titled links of its `Link` header, so that a person can follow them.
  */
+/**
+ * A route of no collection that takes a POST and describes it with an `example` body (atomic
+ * operations, `GET /api/operations`): a form that sends a JSON or XML body there, the example
+ * first, and shows the answer on the page (`data-show`) rather than reloading it.
+ */
+function exampleForm(value: Row, ctx: PageContext): Html | undefined {
+  if (!ctx.allow.includes('POST') || value.example === undefined) return undefined;
+  const action = ctx.path.replace(/\.(json|xml|html)$/, '');
+  return markup`<section aria-labelledby="send-h">
+    <h2 id="send-h">Send</h2>
+    <form class="write raw" data-action="${action}" data-show="" id="send-form">
+      <input type="hidden" name="method" value="POST">
+      <p>
+        <label for="send-type">Body format</label>
+        <select id="send-type" name="type">
+          <option value="application/json">JSON</option>
+          <option value="application/xml">XML</option>
+        </select>
+      </p>
+      <p>
+        <label for="send-body">Body</label>
+        <textarea id="send-body" name="body" rows="14" spellcheck="false" required>${JSON.stringify(value.example, null, 2)}</textarea>
+      </p>
+      <p><button type="submit">Send</button></p>
+      <div class="form-result" role="status" aria-live="polite"></div>
+    </form>
+  </section>`;
+}
+
 function objectBody(value: Row, ctx: PageContext): Html {
   const links = ctx.links ?? [];
   return markup`<section aria-labelledby="object-h">

@@ -17,6 +17,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import Redis from 'ioredis';
+import { ApiError } from '../response/api-error';
 import { sendError } from '../response/respond';
 import { API_TOKEN_ACTOR, principalOf } from '../auth/principal';
 import { isWrite } from '../auth/access-rules';
@@ -151,6 +152,50 @@ export class RateLimiter {
         answer(this.local.hit(hits, now));
       });
     };
+  }
+
+  /**
+   * `extra` more writes of the request's client, counted after its body was read: a request of
+   * atomic operations counts one write per operation, and the middleware counted the first. The
+   * 429 to answer when that passes RATE_LIMIT_WRITES (the `RateLimit` field then says so), else
+   * undefined. Without a writes limit, nothing is counted.
+   */
+  async countWrites(req: Request, res: Response, extra: number): Promise<ApiError | undefined> {
+    const writes = this.writes;
+    if (!writes || extra <= 0) return undefined;
+    const principal = principalOf(req);
+    const client =
+      principal && principal.actor !== API_TOKEN_ACTOR
+        ? `sub:${principal.actor}`
+        : `ip:${this.addressOf(req)}`;
+    const hit: Hit = { policy: writes.name, windowSeconds: writes.windowSeconds, client };
+    const hits = Array.from({ length: extra }, () => hit);
+    const now = Date.now();
+    let counts: number[];
+    if (!this.shared || this.problem) counts = this.local.hit(hits, now);
+    else {
+      try {
+        counts = await this.shared.hit(hits, now);
+      } catch (error) {
+        this.fallBack(error as Error);
+        counts = this.local.hit(hits, now);
+      }
+    }
+    const count = Math.max(...counts.map(Number));
+    const reset = secondsLeft(now, writes.windowSeconds);
+    const field = `"${writes.name}";r=${Math.max(0, writes.limit - count)};t=${reset}`;
+    const others = String(res.getHeader('RateLimit') ?? '')
+      .split(', ')
+      .filter((f) => f !== '' && !f.startsWith(`"${writes.name}"`));
+    res.setHeader('RateLimit', [...others, field].join(', '));
+    if (count <= writes.limit) return undefined;
+    return new ApiError(
+      429,
+      `Too many writes: this client may send ${writes.limit} every ${writes.windowSeconds} s ` +
+        `(each operation of a request counts); try again in ${reset} s.`,
+      undefined,
+      { 'Retry-After': String(reset) },
+    );
   }
 
   private addressOf(req: Request): string | undefined {

@@ -4,11 +4,11 @@ import { sendError } from '../response/respond';
 
 const SUFFIX = /\.([A-Za-z][A-Za-z0-9]*)\/?$/;
 /**
- * Routes that take a format suffix: the collections (their change feeds too), the webhooks, health, the front
+ * Routes that take a format suffix: the collections (their change feeds too), the webhooks, atomic operations, health, the front
  * door (`/api.xml`) and the change feed of every collection (`/api/events.xml`), not the
  * documentation pages (`/api/openapi.json` is a file name, not a suffix).
  */
-const SUFFIXED = /^\/(api\/(demo|plain)\/|health\/|api\.|api\/events\.|api\/webhooks[./])/;
+const SUFFIXED = /^\/(api\/(demo|plain)\/|health\/|api\.|api\/events\.|api\/webhooks[./]|api\/operations\.)/;
 /**
  * Routes that answer CSV to a GET or HEAD: the collections (their lists, records and probes). Not
  * their change feeds (`…/events`): an event carries a whole record, which has no fixed columns, so

@@ -21,6 +21,8 @@ export class ApiError extends HttpException {
     message: string,
     readonly errors?: FieldErrors,
     readonly headers: Record<string, string> = {},
+    /** Members of the error body after `message` (and before `errors`): an operation's place. */
+    readonly members: Record<string, unknown> = {},
   ) {
     super(message, status);
   }

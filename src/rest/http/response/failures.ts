@@ -116,9 +116,14 @@ export function clientFailure(exception: unknown): Failure | undefined {
 
 /** `{message, errors?}`, naming at most MAX_NAMED_FIELDS fields (the message says how many more). */
 function bodyOf(error: RecordError | ApiError): ErrorBody {
-  if (!error.errors) return { message: error.message };
-  const capped = capErrors(error.errors, error instanceof RecordError ? error.unlisted : 0);
-  return { message: withMore(error.message, capped), errors: capped.errors };
+  const body: ErrorBody = { message: error.message };
+  if (error instanceof ApiError) Object.assign(body, error.members);
+  if (error.errors) {
+    const capped = capErrors(error.errors, error instanceof RecordError ? error.unlisted : 0);
+    body.message = withMore(error.message, capped);
+    body.errors = capped.errors;
+  }
+  return body;
 }
 
 function routeNotFound(req: FailedRequest): Failure {

@@ -255,6 +255,16 @@
   function handle(form, res, answer, text) {
     var result = form.querySelector('.form-result');
     var message = (answer && answer.message) || '';
+    if (res.ok && form.hasAttribute('data-show')) {
+      // The answer shown here, as it came (atomic operations: one result per operation).
+      keys.delete(form);
+      result.classList.remove('bad');
+      result.textContent = res.status + ' ' + res.statusText;
+      var shown = document.createElement('pre');
+      shown.textContent = answer ? JSON.stringify(answer, null, 2) : text;
+      result.appendChild(shown);
+      return;
+    }
     if (res.ok) {
       keys.delete(form);
       var location_ = res.headers.get('Location');

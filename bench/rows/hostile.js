@@ -15,7 +15,7 @@
  *    JSON.parse and the check of every item (each object under 1000 keys, under 50,000 values).
  *  - XML, 90,000 attributes (979 kB): was read in 0.7 s; now refused by the scan (attributes
  *    count as elements).
- *  - XML, 100,000 nested elements (700 kB): refused by the scan (bench/xml-flood.js alone).
+ *  - XML, 100,000 nested elements (700 kB): refused by the scan (bench/tools/xml-flood.js alone).
  *  - Content-Length 10 MiB with Expect: 100-continue: was 100 Continue, then the 413 after the
  *    whole body; now a 413 before it, the body never sent.
  *
@@ -25,7 +25,7 @@
 'use strict';
 
 const http = require('node:http');
-const lib = require('./lib');
+const lib = require('../lib');
 
 function hostileSettings() {
   return {
@@ -232,9 +232,9 @@ function printHostile({ settings, rows }) {
 module.exports = { hostileScenarios, hostileBudgetMs, measureHostile, printHostile };
 
 /**
- * `node bench/hostile.js` alone (after `npm run build`): the rows against a SQLite service, on
- * this Node (better-sqlite3 is built for it; `npm run bench` runs them on MySQL and the image's
- * Node).
+ * `node bench/rows/hostile.js` alone (after `npm run build`): the rows against a SQLite service,
+ * on this Node (better-sqlite3 is built for it; `npm run bench` runs them on MySQL and the
+ * image's Node).
  */
 if (require.main === module) {
   const { spawn } = require('node:child_process');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node bench/outbox-floor.js` (after `npm run build`): what the change feed's outbox costs a
+ * `node bench/tools/outbox-floor.js` (after `npm run build`): what the change feed's outbox costs a
  * write with no service around it, the floor under the `events / no events` rows of
  * bench/run.js. Ten connections of mysql2 alone run a create as the service sends it on one
  * MySQL server (START TRANSACTION, the marble's INSERT, its SELECT, COMMIT), in alternating
@@ -24,7 +24,7 @@
  */
 'use strict';
 
-const lib = require('./lib');
+const lib = require('../lib');
 
 const MARBLES = 10_000;
 const CONNECTIONS = 10;

@@ -2,7 +2,7 @@
  * The webhooks' rows of `npm run bench` (docs/benchmark.md, "Webhooks"), on one instance of the
  * service of its own (WEBHOOK_ALLOW_PRIVATE=true: the receivers are on loopback):
  *
- *  - "create, 10 webhooks / none": the write rows' load (wrk, bench/write.lua's creates, the
+ *  - "create, 10 webhooks / none": the write rows' load (wrk, bench/lua/write.lua's creates, the
  *    write rows' connections) in alternating rounds, with BENCH_WEBHOOKS subscriptions (10) to
  *    every marble event and with none (the same instance, its subscriptions deleted). Writes
  *    req/s and CPU per request with and without; the target is >= 0.9 of none.
@@ -15,6 +15,13 @@
  *  - "delivery lag at N writes/s": the same delays, with BENCH_WEBHOOK_WRITES creates sent at a
  *    steady BENCH_WEBHOOK_RATE a second (100; open loop, from this process), not as fast as the
  *    service takes them: what a receiver sees when the service is not saturated.
+ *  - "create, 10 webhooks delivered by another instance / none": the roles split
+ *    (docs/webhooks.md, "Instances that only deliver"): the instance wrk writes to runs with
+ *    WEBHOOK_DELIVERY=false, a second instance delivers every subscription. On this machine the
+ *    second shares the two cores, so it runs at a lower priority (nice DELIVERER_NICE), standing
+ *    for a core of its own: the writes go first, the deliveries take what is left and catch up
+ *    after. Rounds "every" and "none" on the writing instance; the same lags, and the
+ *    deliverer's CPU per create.
  *
  * The receivers are one HTTP server in this process (a path per subscription, 204 at once, no
  * signature check: what it costs is the bench's, not the service's); wrk is C. On a machine of
@@ -24,7 +31,7 @@
 'use strict';
 
 const http = require('node:http');
-const lib = require('./lib');
+const lib = require('../lib');
 
 const { fail } = lib;
 
@@ -40,7 +47,10 @@ function webhookSettings() {
   };
 }
 
-/** The rows, for BENCH_ONLY. */
+/** The deliverer's priority in the split rows (os.setPriority: 19 is the lowest). */
+const DELIVERER_NICE = 10;
+
+/** The rows, for BENCH_ONLY; each its own run, on servers of its own (`groups`). */
 function webhookScenarios() {
   const { subscriptions } = webhookSettings();
   return [
@@ -49,14 +59,28 @@ function webhookScenarios() {
       service: 'serviceWebhooks',
       webhooks: true,
     },
+    {
+      name: `create, ${subscriptions} webhooks delivered by another instance / none`,
+      service: 'serviceWebhooksWriter',
+      // Started beside it (bench/run.js starts the references too): the instance that delivers.
+      reference: 'serviceWebhooksDeliverer',
+      webhooks: true,
+      elsewhere: true,
+    },
   ];
+}
+
+/** The scenarios measured on one set of servers each (a delivering instance would take all). */
+function webhookGroups(scenarios) {
+  return scenarios.map((scenario) => [scenario]);
 }
 
 function webhookBudgetMs(scenarios, settings) {
   if (scenarios.length === 0) return 0;
   const { wait, rate, writes } = webhookSettings();
-  const runs = (settings.rounds * 3 + 3) * (settings.duration + 15);
-  return (runs + (settings.rounds + 1) * wait + writes / rate + 180) * 1000;
+  const once = (settings.rounds * 3 + 3) * (settings.duration + 15);
+  const per = once + (settings.rounds + 1) * wait + writes / rate + 180;
+  return per * scenarios.length * 1000;
 }
 
 /** One server for every subscription: arrivals by path. */
@@ -122,10 +146,12 @@ function percentile(sorted, p) {
  * `server`: { port, pid }. `load(duration)`: one wrk run of creates (the write rows' own, with
  * its preparation), resolving to wrk's result. `cleanUp()`: the write rows' clean-up.
  */
-async function measureWebhooks(server, scenarios, settings, { load, cleanUp }) {
+async function measureWebhooks(server, scenarios, settings, { load, cleanUp, deliverer }) {
   const { subscriptions, wait, rate, writes } = webhookSettings();
+  const { elsewhere } = scenarios[0];
   const receivers = await startReceivers();
   const rounds = { every: [], none: [], other: [] };
+  let delivererCpuMs = 0;
   const lags = [];
   const steadyLags = [];
   let expected = 0;
@@ -151,8 +177,9 @@ async function measureWebhooks(server, scenarios, settings, { load, cleanUp }) {
   };
   try {
     await unsubscribeAll(server.port);
+    const kinds = elsewhere ? ['every', 'none'] : ['every', 'none', 'other'];
     // Warm-up: each kind once, not counted.
-    for (const kind of ['every', 'none', 'other']) {
+    for (const kind of kinds) {
       if (kind !== 'none') {
         await subscribe(server.port, receivers, subscriptions, `w${kind}`, collectionOf(kind));
       }
@@ -160,7 +187,6 @@ async function measureWebhooks(server, scenarios, settings, { load, cleanUp }) {
       await unsubscribeAll(server.port);
       await cleanUp();
     }
-    const kinds = ['every', 'none', 'other'];
     for (let round = 0; round < settings.rounds; round++) {
       // Each kind first, second and last in turn.
       const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]);
@@ -176,6 +202,7 @@ async function measureWebhooks(server, scenarios, settings, { load, cleanUp }) {
           );
         }
         const cpuBefore = lib.cpuMs(server.pid);
+        const delivererBefore = deliverer ? lib.cpuMs(deliverer.pid) : 0;
         const result = await load(settings.duration);
         result.cpuMs = lib.cpuMs(server.pid) - cpuBefore;
         rounds[kind].push(result);
@@ -183,6 +210,8 @@ async function measureWebhooks(server, scenarios, settings, { load, cleanUp }) {
           const inRun = receivers.arrivals.length - before;
           const want = result.requests * subscriptions;
           const { waited, got } = await collect(before, want, lags);
+          // The deliverer's CPU for the round's events: during the run and the backlog after.
+          if (deliverer) delivererCpuMs += lib.cpuMs(deliverer.pid) - delivererBefore;
           drainMs = Math.max(drainMs, waited);
           expected += want;
           arrivedInRun += inRun;
@@ -234,6 +263,8 @@ async function measureWebhooks(server, scenarios, settings, { load, cleanUp }) {
   });
   return {
     name: scenarios[0].name,
+    elsewhere,
+    delivererCpu: delivererCpuMs / sum(rounds.every, 'requests'),
     subscriptions,
     every: summary(rounds.every),
     none: summary(rounds.none),
@@ -269,8 +300,23 @@ function printWebhooks(r) {
   console.log(`\nWebhooks (${n} subscriptions, receivers on loopback in the bench's process):`);
   console.log('| scenario | req/s (rounds) | none req/s (rounds) | ratio | CPU ms/req | target |');
   console.log('|---|---:|---:|---:|---:|---|');
-  const met = row(`create, ${n} webhooks taking every event / none`, r.every, r.none, 0.9);
-  row(`create, ${n} webhooks on another collection / none`, r.other, r.none);
+  let met;
+  if (r.elsewhere) {
+    met = row(
+      `create, ${n} webhooks taking every event, delivered by another instance (nice ${DELIVERER_NICE}) / none`,
+      r.every,
+      r.none,
+      0.9,
+    );
+    console.log(
+      `The writing instance's CPU per create, none / with: ${(r.none.cpu / r.every.cpu).toFixed(2)}` +
+        ` (>= 0.9 ${r.none.cpu / r.every.cpu >= 0.9 ? 'met' : 'MISSED'}); the delivering` +
+        ` instance's: ${fixed(r.delivererCpu)} ms per create`,
+    );
+  } else {
+    met = row(`create, ${n} webhooks taking every event / none`, r.every, r.none, 0.9);
+    row(`create, ${n} webhooks on another collection / none`, r.other, r.none);
+  }
   const lag = (l) => `p50 ${fixed(l.p50)} ms, p99 ${fixed(l.p99)} ms, max ${fixed(l.max)} ms`;
   console.log(
     `\nDelivery lag, ${n} webhooks, under the write rows' load: ${lag(r.lag)}; deliveries ` +
@@ -285,6 +331,8 @@ function printWebhooks(r) {
 }
 
 module.exports = {
+  DELIVERER_NICE,
+  webhookGroups,
   webhookScenarios,
   webhookBudgetMs,
   measureWebhooks,

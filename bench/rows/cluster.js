@@ -31,12 +31,12 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const lib = require('./lib');
-const { startCluster, missing } = require('../scripts/galera-cluster');
+const lib = require('../lib');
+const { startCluster, missing } = require('../../scripts/galera-cluster');
 
 const { ROOT, fail } = lib;
 const DATABASE = 'records_bench';
-const SCRIPT = path.join(__dirname, 'cluster.lua');
+const SCRIPT = path.join(__dirname, '..', 'lua', 'cluster.lua');
 
 /** The ids a PATCH run cycles over, taken from the seeded marbles of each side. */
 const UPDATED = 200;
@@ -99,7 +99,7 @@ function runOnce(config, row, side, duration) {
     port: side.service.port,
     path: row.path(side),
     connections: config.connections,
-    // One thread: bench/cluster.lua's names are unique per run by its counter alone.
+    // One thread: bench/lua/cluster.lua's names are unique per run by its counter alone.
     threads: 1,
     duration,
     headers: row.headers?.(side) ?? {},

@@ -791,7 +791,7 @@ async function route(req, body) {
   return { status: 200, type, body: record };
 }
 
-/** Closes the pool (bench/bare-nest.js, which answers with `answer`, calls it on shutdown). */
+/** Closes the pool (bench/servers/bare-nest.js, which answers with `answer`, calls it on shutdown). */
 const closePool = () => pool.end();
 
 module.exports = { answer, closePool };

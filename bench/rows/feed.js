@@ -25,7 +25,7 @@
 
 const http = require('node:http');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
-const lib = require('./lib');
+const lib = require('../lib');
 
 const { fail } = lib;
 

@@ -50,7 +50,7 @@ async function startProvider() {
   const key = { ...(await exportJWK(privateKey)), kid: 'bench-1', alg: 'ES256', use: 'sig' };
   const child = spawn(
     process.execPath,
-    [path.join(__dirname, '..', 'test', 'oidc', 'provider-process.mjs')],
+    [path.join(__dirname, '..', '..', 'test', 'oidc', 'provider-process.mjs')],
     {
       env: {
         PATH: process.env.PATH,

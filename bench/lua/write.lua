@@ -1,7 +1,7 @@
 -- wrk script for the write scenarios of bench/run.js: every request a write of marbles, with
 -- unique values.
 --
---   wrk ... -s bench/write.lua URL -- MODE FROM TO RUN KEY IFMATCH
+--   wrk ... -s bench/lua/write.lua URL -- MODE FROM TO RUN KEY IFMATCH
 --
 -- MODE: create (POST one marble), bulk (POST an array of 100), update (PATCH radius_mm and
 --   price), adjust (PATCH /:id/adjust_price), delete (DELETE /:id).
@@ -12,7 +12,7 @@
 -- IFMATCH: none; etag for If-Match with the record's current ETag (version 1 at first, then the
 --   one its last response carried: a record comes round again only after every other id of the
 --   range, long after its previous answer); star for If-Match: *.
--- The `done` hook is bench/wrk-report.lua's.
+-- The `done` hook is bench/lua/wrk-report.lua's.
 
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 dofile(here .. 'wrk-report.lua')

@@ -1,5 +1,5 @@
 /**
- * Section 5 of the reliability probe (bench/probe.js): lock wait timeouts and killed queries.
+ * Section 5 of the reliability probe (bench/probe/probe.js): lock wait timeouts and killed queries.
  * The probe's mariadbd runs with a short innodb_lock_wait_timeout. While writers change marbles
  * (with and without an Idempotency-Key: PATCH, toggle_is_discounted, adjust_price, and a bulk
  * PATCH that sets an owner), other sessions hold row locks the writes wait for: marbles' rows

@@ -1,12 +1,12 @@
 -- wrk script for bench/soak.js: a mix of GET paths at a paced rate.
 --
---   wrk ... -s bench/soak.lua URL -- RATE CONNECTIONS PATH...
+--   wrk ... -s bench/lua/soak.lua URL -- RATE CONNECTIONS PATH...
 --
 -- RATE: target requests per second of this thread (0: as fast as the server answers).
 -- PATH: a path, where `%d` is replaced by a counter running 1..333, so that pages and ids vary.
 -- Pacing: wrk calls delay() before each next request of a connection; the pause starts at
 -- CONNECTIONS / RATE seconds and is corrected once a second by the rate achieved in the last
--- second (wrk2 is not packaged in Debian). The `done` hook is bench/wrk-report.lua's.
+-- second (wrk2 is not packaged in Debian). The `done` hook is bench/lua/wrk-report.lua's.
 
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 dofile(here .. 'wrk-report.lua')

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node bench/xml-flood.js` (after `npm run build`): what hostile XML bodies cost everyone else.
+ * `node bench/tools/xml-flood.js` (after `npm run build`): what hostile XML bodies cost everyone else.
  *
  * Starts the service on a fresh SQLite file (demo data), then for XML_FLOOD_SECONDS (default 10)
  * measures the latency of GET /api/demo/marbles/1, one request at a time: first alone, then while

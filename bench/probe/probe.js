@@ -20,7 +20,7 @@
  *     no answer may be a 2xx and no table may change (CHECKSUM TABLE before and after).
  *  4. JSON flood: four clients send 1 MB of nested `[` in a loop while a fifth measures the p50
  *     of `GET /api/demo/marbles/1`, against the same p50 without them.
- *  5. Lock wait timeouts and killed queries (bench/probe-locks.js): writers with and without
+ *  5. Lock wait timeouts and killed queries (bench/probe/probe-locks.js): writers with and without
  *     keys while other sessions hold the rows they wait for and KILL QUERY ends the waits; then
  *     the pool reused. Every marble's version must have grown by its 2xx updates (no more, apart
  *     from "may have been saved"), keyed requests written once, no transaction left open.
@@ -30,7 +30,7 @@
  * (lost > 0, duplicates > 0, a "try again" that was written, a race without exactly one winner, a
  * write without the token, a half-committed write). The watchdog stops everything past 8 minutes.
  *
- * Usage: npm run probe, or `node bench/probe.js` after `npm run build`.
+ * Usage: npm run probe, or `node bench/probe/probe.js` after `npm run build`.
  *
  * Environment:
  *   PROBE_PORT       port of the service, default 3120
@@ -47,11 +47,11 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const lib = require('./lib');
+const lib = require('../lib');
 const { HOST, send, writeOutcome } = require('./probe-http');
 const { lockChaos, lockRows } = require('./probe-locks');
 const { tokenChecks } = require('./probe-tokens');
-const { startServer } = require('../scripts/mariadb-pair');
+const { startServer } = require('../../scripts/mariadb-pair');
 
 const { fail } = lib;
 const TOKEN = 'probe-token-7f3a9c2e51';

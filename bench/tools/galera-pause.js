@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node bench/galera-pause.js`: how long a Galera cluster holds its commits when a node dies or
+ * `node bench/tools/galera-pause.js`: how long a Galera cluster holds its commits when a node dies or
  * freezes, for the project's eviction settings or others (docs/scaling.md, "Losing a node").
  * Starts a three-node cluster of its own (scripts/galera-cluster.js), then, ROUNDS times: one
  * connection commits one-row inserts through node2 one after the other while node1 is killed
@@ -8,7 +8,7 @@
  * the same while node3 is frozen (SIGSTOP) 8 s, then thawed. Prints each pause and the cluster's
  * EVS settings; the database server's own options come from the script, nothing else is touched.
  *
- * Usage: node bench/galera-pause.js [--rounds N] [--port-base N] [--provider-option NAME=VALUE …]
+ * Usage: node bench/tools/galera-pause.js [--rounds N] [--port-base N] [--provider-option NAME=VALUE …]
  *   --rounds           kills and freezes, default 3
  *   --port-base        the cluster's ports (12 from there), default 25260, below the kernel's
  *                      range for outgoing connections
@@ -22,7 +22,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { startCluster, missing } = require('../scripts/galera-cluster');
+const { startCluster, missing } = require('../../scripts/galera-cluster');
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const TABLE = (cluster) => `\`${cluster.database}\`.pause_probe`;

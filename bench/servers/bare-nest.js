@@ -12,7 +12,7 @@
  * benchmark runs it as a second ping reference, to show that floor beside the bare app.
  *
  * With BARE_NEST_RECORDS=1 as well (the "Nest floor" of the benchmark's "vs Nest floor" rows), it
- * also answers every route of bench/baseline.js with the baseline's own code (`answer`: its SQL
+ * also answers every route of bench/servers/baseline.js with the baseline's own code (`answer`: its SQL
  * through its pool, its row mapping, its JSON and XML), through that interceptor and Nest's reply;
  * its writes of marbles (POST, PATCH, adjust_price, DELETE) take the body Nest's parser read.
  * The service / baseline ratio of a route is then the product of floor / baseline, what the
@@ -22,7 +22,7 @@
  * Plain JavaScript, no build: decorators are applied by calling them.
  *
  * Environment: PORT (default 3102), HOST (default 127.0.0.1), BARE_NEST_INTERCEPTOR,
- * BARE_NEST_RECORDS (then DATABASE_URL and PAGE_TOTAL_COUNT as for bench/baseline.js).
+ * BARE_NEST_RECORDS (then DATABASE_URL and PAGE_TOTAL_COUNT as for bench/servers/baseline.js).
  */
 'use strict';
 

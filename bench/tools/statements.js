@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node bench/statements.js` (after `npm run build`): what each write of the service costs the
+ * `node bench/tools/statements.js` (after `npm run build`): what each write of the service costs the
  * database, counted exactly. The service talks to MySQL through a small proxy here that reads
  * the client's side of the MySQL protocol and records every command it sends (each packet that
  * starts a command: COM_QUERY with its SQL, a prepared statement's execution, a ping), so
@@ -19,7 +19,7 @@
 
 const net = require('node:net');
 const path = require('node:path');
-const lib = require('./lib');
+const lib = require('../lib');
 
 const PROXY_PORT = 3110;
 const SERVICE_PORT = 3111;

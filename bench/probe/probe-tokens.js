@@ -1,5 +1,5 @@
 /**
- * Section 3 of the reliability probe (bench/probe.js): token checks. Every write route and
+ * Section 3 of the reliability probe (bench/probe/probe.js): token checks. Every write route and
  * method, with path variants and method spellings, without the token, with a wrong one, one a
  * character short and with `Bearer` misspelled; and reads that ask to be writes.
  */

@@ -1,5 +1,5 @@
 /**
- * HTTP for the reliability probe (bench/probe.js, bench/probe-locks.js): requests on the loopback
+ * HTTP for the reliability probe (bench/probe/probe.js, bench/probe/probe-locks.js): requests on the loopback
  * that never throw, one written byte for byte, a bounded pool of workers, and what an answer
  * says about a write.
  */

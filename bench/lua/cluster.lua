@@ -1,11 +1,11 @@
--- wrk script for the cluster rows of bench/run.js (bench/cluster.js): writes of marbles with
+-- wrk script for the cluster rows of bench/run.js (bench/rows/cluster.js): writes of marbles with
 -- unique values.
 --
---   wrk ... -s bench/cluster.lua URL -- MODE RUN IDS
+--   wrk ... -s bench/lua/cluster.lua URL -- MODE RUN IDS
 --
 -- MODE: create (POST one marble, named after RUN, the thread and a counter), update (PATCH the
 --   price of the marbles IDS, a comma-separated list, in turn).
--- The `done` hook is bench/wrk-report.lua's.
+-- The `done` hook is bench/lua/wrk-report.lua's.
 
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 dofile(here .. 'wrk-report.lua')
@@ -15,7 +15,7 @@ local ids = {}
 local counter = 0
 local base
 
--- One wrk thread (bench/cluster.js runs wrk with -t1): the counter alone makes names unique.
+-- One wrk thread (bench/rows/cluster.js runs wrk with -t1): the counter alone makes names unique.
 function init(args)
   mode = args[1]
   run = args[2]
