@@ -10,7 +10,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import * as zlib from 'node:zlib';
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../../core/errors';
-import { parseJson } from '../../core/input/json-input';
+import { parseJsonBytes } from '../../core/input/json-input';
 import { decodeUtf8 } from '../../core/input/utf8';
 import { parseXml } from '../../core/input/xml-input';
 import { ApiError, statusOf } from '../response/api-error';
@@ -56,13 +56,14 @@ function decodeBody(req: Request, res: Response, next: (error?: unknown) => void
   const type = contentType.split(';')[0].trim().toLowerCase();
   const json = JSON_TYPE.test(type);
   if (json || XML_TYPES.has(type)) {
-    let text: string;
+    let text = '';
     try {
       const charset = CHARSET.exec(contentType);
       if (charset) acceptCharset(charset[1] ?? charset[2]);
-      text = decodeUtf8(bytes);
-      if (json) req.body = parseJson(text);
+      // JSON: its limits on the bytes first, decoded only within them.
+      if (json) req.body = parseJsonBytes(bytes, () => decodeUtf8(bytes));
       else {
+        text = decodeUtf8(bytes);
         const declared = XML_ENCODING.exec(text);
         if (declared) acceptCharset(declared[1]);
       }
