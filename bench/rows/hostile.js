@@ -231,7 +231,11 @@ function printHostile({ settings, rows }) {
 
 module.exports = { hostileScenarios, hostileBudgetMs, measureHostile, printHostile };
 
-/** `node bench/rows/hostile.js` alone (after `npm run build`): the rows against a SQLite service. */
+/**
+ * `node bench/rows/hostile.js` alone (after `npm run build`): the rows against a SQLite service,
+ * on this Node (better-sqlite3 is built for it; `npm run bench` runs them on MySQL and the
+ * image's Node).
+ */
 if (require.main === module) {
   const { spawn } = require('node:child_process');
   const { mkdtempSync } = require('node:fs');
@@ -241,7 +245,9 @@ if (require.main === module) {
   const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
   const main = async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostile-'));
-    const child = spawn(lib.serverNode(), [...lib.serviceNodeFlags(), 'dist/main.js'], {
+    // This Node unless BENCH_NODE names another: the SQLite driver is built for this one.
+    const node = process.env.BENCH_NODE ? lib.serverNode() : process.execPath;
+    const child = spawn(node, [...lib.serviceNodeFlags(), 'dist/main.js'], {
       env: {
         ...process.env,
         PORT: String(port),

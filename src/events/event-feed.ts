@@ -6,6 +6,7 @@ import { ApiError } from '../rest/http/response/api-error';
 import { renderResult } from '../rest/http/response/renderers';
 import { ExpressRenderRequest, formatOf, requestUrl } from '../rest/http/response/respond';
 import { formatIsExplicit, prefersStream } from '../rest/http/request/format';
+import { FEED_HEARTBEAT } from '../rest/http/browsable/html-feed';
 import { EventHub, setStreamHeaders } from './event-hub';
 import { EventStore, FeedEvent, parseCursor } from './event-store';
 
@@ -73,6 +74,8 @@ export class EventFeed {
       results: stored.map((s) => s.event) satisfies FeedEvent[],
       next: nextUrl(req, next),
     });
+    // For the page in a browser: the figure it quotes is the streams' own.
+    res.locals[FEED_HEARTBEAT] = this.hub.heartbeatMs;
     const rendered = renderResult(
       body,
       formatOf(res),

@@ -59,6 +59,11 @@ export class EventHub {
     return this.streams.size;
   }
 
+  /** How often each stream gets a comment line, in ms (the feed's page tells it). */
+  get heartbeatMs(): number {
+    return this.options.heartbeatMs;
+  }
+
   /**
    * Streams the events after `after` (the present when undefined) to `res`, whose headers this
    * sends. Resolves once the stream is live or closed.

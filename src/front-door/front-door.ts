@@ -92,7 +92,8 @@ export function linksSchema(names: string[]): Schema {
       },
       operations: {
         ...url,
-        description: 'Atomic operations: POST several writes over several collections, all or nothing.',
+        description:
+          'Atomic operations: POST several writes over several collections, all or nothing.',
       },
       docs: { ...url, description: 'The API documentation (Swagger UI).' },
       openapi: { ...url, description: 'This OpenAPI document.' },

@@ -111,18 +111,14 @@ export class IdempotencyStore {
    * A row whose retention is over is deleted (unless another request has replaced it since), and
    * the key is free again.
    */
-  async lookup(
-    { caller, key }: KeyOwner,
-    fingerprint: string,
-    now = Date.now(),
-  ): Promise<Stored> {
+  async lookup({ caller, key }: KeyOwner, fingerprint: string, now = Date.now()): Promise<Stored> {
     const row = await this.db.transaction(
       async (tx): Promise<Row | undefined> =>
         (
-          await tx.run(
-            `SELECT * FROM ${this.table} WHERE ${this.caller} = ? AND ${this.key} = ?`,
-            [caller, key],
-          )
+          await tx.run(`SELECT * FROM ${this.table} WHERE ${this.caller} = ? AND ${this.key} = ?`, [
+            caller,
+            key,
+          ])
         ).rows[0],
     );
     if (!row) return { kind: 'free' };

@@ -81,7 +81,9 @@ describe('the write probe: nothing is written without the right scope', () => {
               op.requestBody &&
               (op.tags[0] === 'operations'
                 ? path === '/api/operations'
-                : path.startsWith(`/api/${op.tags[0] === 'movies' ? 'plain' : 'demo'}/${op.tags[0]}`)),
+                : path.startsWith(
+                    `/api/${op.tags[0] === 'movies' ? 'plain' : 'demo'}/${op.tags[0]}`,
+                  )),
           )?.requestBody.content['application/json'].example ?? { name: 'Probe' };
 
       const before = await everything(t);

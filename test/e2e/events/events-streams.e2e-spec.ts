@@ -303,6 +303,8 @@ describe('change feed: streams and pages', () => {
         ['JSON', `${path}.json?after=${from}`],
         ['XML', `${path}.xml?after=${from}`],
       ]);
+      // No CSV: the feed answers none (a collection's feed page offered a link to a 406).
+      expect(page).not.toMatch(/>CSV<\/a>/);
       for (const [, href] of links) expect((await t.http().get(href)).status).toBe(200);
       // The response body as JSON, escaped: the events of the JSON page.
       const body =
@@ -312,7 +314,44 @@ describe('change feed: streams and pages', () => {
       const shown = JSON.parse(unescapeHtml(body ?? '')) as { results: Event[]; next: string };
       expect(shown.results).toEqual(events);
       expect(shown.next).toMatch(new RegExp(`${path}\\?after=${events[0].id as string}$`));
+      // The events as a table, newest first, each row's record linked; the stream starts after
+      // the page, from its `next` cursor; the description's code spans are code.
+      const rows = [...page.matchAll(/<tr data-id="(\d+)">([\s\S]*?)<\/tr>/g)];
+      expect(rows.map(([, id]) => id)).toEqual([events[0].id]);
+      expect(rows[0][2]).toContain('<a href="/api/demo/marbles/7">7</a>');
+      expect(rows[0][2]).toContain('<span class="action action-updated">updated</span>');
+      expect(page).toContain(`data-after="${events[0].id as string}"`);
+      expect(page).toMatch(/<p class="empty" id="feed-empty"\s+hidden\s*>/);
+      // The streams' own heartbeat (this app's: 0.1 s).
+      expect(page).toContain(`a heartbeat every ${HEARTBEAT_MS / 1000} s keeps the stream open`);
+      expect(page).toContain('<code>Accept: text/event-stream</code>');
+      expect(page).not.toMatch(/<p class="description">[^<]*`/);
     }
+    // Newest first: two more events, on the page after the first.
+    expect((await t.http().patch('/api/demo/marbles/7').send({ radius_mm: 6 })).status).toBe(200);
+    expect((await t.http().delete('/api/demo/marbles/7')).status).toBe(204);
+    const more = await pageAfter(from, 3);
+    const res = await request(server).get(`/api/events?after=${from}`).set('Accept', 'text/html');
+    const rows = [...res.text.matchAll(/<tr data-id="(\d+)">([\s\S]*?)<\/tr>/g)];
+    expect(rows.map(([, id]) => id)).toEqual(more.map((e) => e.id).reverse());
+    // A deleted record's row names it without a link (its page is a 404).
+    expect(rows[0][2]).toContain('<td>7</td>');
+    expect(rows[0][2]).toContain('action-deleted');
+  });
+
+  it('should say what makes an event on a page without any', async () => {
+    const from = await head();
+    const res = await request(server).get(`/api/events?after=${from}`).set('Accept', 'text/html');
+    expect(res.status).toBe(200);
+    expect(res.text).not.toMatch(/<tr data-id=/);
+    const empty = /<p class="empty" id="feed-empty"\s*>\s*([^<]*?)\s*<\/p>/.exec(res.text);
+    expect(empty?.[1].replace(/\s+/g, ' ')).toBe(
+      'No events yet. Every record created, updated or deleted through the API is an event ' +
+        '(bulk writes and the marble actions too, one per record), in the order the changes were ' +
+        'committed; they appear here as they happen.',
+    );
+    expect(res.text).toContain(`data-after="${from}"`);
+    expect(res.text).toMatch(/<script src="\/assets\/feed\.[0-9a-f]{12}\.js" defer><\/script>/);
   });
 });
 

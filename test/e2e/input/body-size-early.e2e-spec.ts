@@ -62,6 +62,9 @@ class Connection {
   }
 }
 
+/** One chunk of a chunked body. */
+const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+
 /** The status line, headers (lower-case names) and body of the first answer in `text`. */
 function firstAnswer(text: string) {
   const end = text.indexOf('\r\n\r\n');
@@ -140,6 +143,30 @@ describe('write: a body over the limit is refused before it is read', () => {
       ]);
       // The server ends the connection; what the client sends meanwhile is dropped.
       connection.write('d'.repeat(64 * 1024));
+      await connection.until((c) => c.closed, 'the connection to close');
+    } finally {
+      connection.destroy();
+    }
+    expect(await t.stored('marbles')).toEqual([]);
+  });
+
+  it('should answer 413 to a chunked body as soon as it passes 1 MiB, not once it has all come', async () => {
+    const connection = new Connection(port);
+    try {
+      connection.write(
+        head(['Content-Type: application/json', 'Transfer-Encoding: chunked']) +
+          chunk('{"name": "Chunked", "description": "'),
+      );
+      // 1 MiB and a bit, in 64 KiB chunks; the body never ends.
+      for (let sent = 0; sent <= 1024 * 1024; sent += 64 * 1024) {
+        connection.write(chunk('d'.repeat(64 * 1024)));
+      }
+      await connection.until((c) => c.text.includes('\r\n\r\n{'), 'the answer');
+      const answer = firstAnswer(connection.text);
+      expect([answer.status, answer.body]).toEqual([
+        'HTTP/1.1 413 Payload Too Large',
+        JSON.stringify({ message: TOO_LARGE }),
+      ]);
       await connection.until((c) => c.closed, 'the connection to close');
     } finally {
       connection.destroy();

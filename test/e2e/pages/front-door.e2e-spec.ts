@@ -133,7 +133,13 @@ describe('the front door with the change feed off (EVENTS_ENABLED=false)', () =>
   it('should not link the feed, whose routes are not served', async () => {
     const res = await t.http().get('/api');
     expectJson(res, 200);
-    expect(Object.keys(res.body)).toEqual(['collections', 'operations', 'docs', 'openapi', 'health']);
+    expect(Object.keys(res.body)).toEqual([
+      'collections',
+      'operations',
+      'docs',
+      'openapi',
+      'health',
+    ]);
     expect((await t.http().get('/api/events')).status).toBe(404);
     expect((await t.http().get('/api/webhooks')).status).toBe(404);
   });

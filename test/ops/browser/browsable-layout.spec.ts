@@ -291,6 +291,8 @@ describe('browsable pages in a browser: the data first', () => {
     '/api/plain/movies',
     '/api/demo/marbles/99999',
     '/api/demo/marbles?radius_mm=abc',
+    '/api',
+    '/api/events',
   ];
 
   it('should scroll nothing sideways but a table on a 390 px phone, every section open', async () => {

@@ -19,8 +19,18 @@ export const JSON_MAX_VALUES = 50_000;
  */
 export const JSON_MAX_KEYS = 1000;
 
+/** A JSON text, within the limits, parsed; a 400 (RecordError) otherwise. */
 export function parseJson(text: string): unknown {
-  const exceeded = exceedsLimits(text);
+  return parseJsonBytes(Buffer.from(text, 'utf8'), () => text);
+}
+
+/**
+ * A JSON body from its bytes: the limits are checked on the bytes, before they are decoded
+ * (`decode`, which may refuse them): a body over a limit costs neither its text nor its parse.
+ * The structural characters are ASCII, and no byte of a UTF-8 sequence of another character is.
+ */
+export function parseJsonBytes(bytes: Uint8Array, decode: (bytes: Uint8Array) => string): unknown {
+  const exceeded = exceedsLimits(bytes);
   if (exceeded === TOO_DEEP) {
     throw RecordError.invalid(`JSON body is nested more than ${JSON_MAX_DEPTH} levels deep.`);
   }
@@ -30,6 +40,7 @@ export function parseJson(text: string): unknown {
   if (exceeded === TOO_WIDE) {
     throw RecordError.invalid(`JSON body has an object with more than ${JSON_MAX_KEYS} keys.`);
   }
+  const text = decode(bytes);
   try {
     return JSON.parse(text);
   } catch {
@@ -48,16 +59,16 @@ const TOO_WIDE = 3;
  * of each open object (its keys, less one). Not a parser: a body it cannot follow (an
  * unterminated string) is left to JSON.parse, which refuses it.
  */
-function exceedsLimits(text: string): number | undefined {
+function exceedsLimits(bytes: Uint8Array): number | undefined {
   let depth = 0;
   let values = 0;
   // Per open container: -1 for an array, else the commas of the object so far.
   const commas = new Int32Array(JSON_MAX_DEPTH + 1);
-  const length = text.length;
+  const length = bytes.length;
   for (let at = 0; at < length; at++) {
-    const c = text.charCodeAt(at);
+    const c = bytes[at];
     if (c === 0x22 /* " */) {
-      at = stringEnd(text, at);
+      at = stringEnd(bytes, at);
       if (at === -1) return undefined;
     } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
       if (++depth > JSON_MAX_DEPTH) return TOO_DEEP;
@@ -74,13 +85,13 @@ function exceedsLimits(text: string): number | undefined {
 }
 
 /** The index of the quote that closes the string opened at `start`, or -1. */
-function stringEnd(text: string, start: number): number {
+function stringEnd(bytes: Uint8Array, start: number): number {
   let end = start;
   for (;;) {
-    end = text.indexOf('"', end + 1);
+    end = bytes.indexOf(0x22, end + 1);
     if (end === -1) return -1;
     let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    while (bytes[end - 1 - backslashes] === 0x5c) backslashes++;
     if (backslashes % 2 === 0) return end;
   }
 }

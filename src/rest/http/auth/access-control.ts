@@ -146,7 +146,12 @@ export class AccessControl {
       switch (outcome.kind) {
         case 'principal':
           if (requirement.deferred || grants(outcome.principal.scopes, requirement)) return next();
-          return sendError(res, 403, { message: requirement.forbidden }, forbiddenHeaders(requirement));
+          return sendError(
+            res,
+            403,
+            { message: requirement.forbidden },
+            forbiddenHeaders(requirement),
+          );
         case 'none':
           return sendError(
             res,

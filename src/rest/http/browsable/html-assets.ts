@@ -17,6 +17,7 @@ const FILES: [keyof PageAssets, string, string][] = [
   ['style', 'browsable.css', 'text/css; charset=utf-8'],
   ['icon', 'favicon.svg', 'image/svg+xml'],
   ['live', 'live.js', 'text/javascript; charset=utf-8'],
+  ['feed', 'feed.js', 'text/javascript; charset=utf-8'],
 ];
 
 /**

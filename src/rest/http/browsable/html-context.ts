@@ -15,6 +15,8 @@ export interface PageAssets {
   icon: string;
   /** The live notice's script (html-live.ts). */
   live: string;
+  /** The change feed page's script (html-feed.ts). */
+  feed: string;
 }
 
 /** A record action of a collection (`PATCH /:id/<name>`), as its route describes it. */
@@ -54,6 +56,10 @@ export interface PageContext {
   live?: LiveFeed;
   /** The titled links of the answer's `Link` header (a subscription's deliveries). */
   links?: { href: string; title: string }[];
+  /** Each collection's path by its plural name (the feed's page links an event's record). */
+  collectionPaths?: Record<string, string>;
+  /** On the change feed's page: its streams' heartbeat interval, in ms. */
+  heartbeatMs?: number;
 }
 
 /** What the page needs of the request beyond what every renderer gets, from the HTTP layer. */
@@ -99,6 +105,7 @@ export type PageData =
   | { kind: 'record'; record: Row }
   | { kind: 'message'; message: string; records?: Row[] }
   | { kind: 'object'; value: Row }
+  | { kind: 'feed'; page: { results: Row[]; next: string } }
   | { kind: 'document' };
 
 /** The answer's body in JSON (pretty-printed) and XML, as the other renderers write it. */

@@ -24,6 +24,17 @@ function ignoredNotice(ctx: PageContext): Html | undefined {
 }
 
 /**
+ * A route's description as the OpenAPI document has it, its Markdown code spans (`` `after` ``)
+ * as `<code>`: the rest is text.
+ */
+export function inlineCode(description: string): Html {
+  const parts = description.split('`');
+  // An odd count of backticks leaves the last one as text.
+  if (parts.length % 2 === 0) return markup`${description}`;
+  return markup`${parts.map((part, i) => (i % 2 === 1 ? markup`<code>${part}</code>` : part))}`;
+}
+
+/**
  * A page: where it is and the token at the top; the title, the other formats and the page's own
  * body (the data first); the request, the response headers and the body as JSON and XML
  * collapsed at the end.
@@ -54,7 +65,7 @@ export function layout(
         <main id="main" data-path="${ctx.path}" data-collection="${resource?.path ?? ''}">
           <div class="heading">
             <h1>${ctx.title}</h1>
-            ${ctx.description ? markup`<p class="description">${ctx.description}</p>` : undefined}
+            ${ctx.description ? markup`<p class="description">${inlineCode(ctx.description)}</p>` : undefined}
             ${formats(ctx, resource)}
           </div>
           <pre id="options-output" class="code" hidden tabindex="0"></pre>
@@ -94,6 +105,9 @@ function tokenControl(required: boolean): Html {
   </details>`;
 }
 
+/** A collection's change feed, which answers no CSV (an event's record has no fixed columns). */
+const FEED_PATH = /\/events\/?$/;
+
 /** The same answer in the other formats, the documentation and the OPTIONS metadata. */
 function formats(ctx: PageContext, resource: ResourceDefinition | undefined): Html {
   const query = withoutFormat(ctx.query);
@@ -105,7 +119,7 @@ function formats(ctx: PageContext, resource: ResourceDefinition | undefined): Ht
   return markup`<p class="formats">
     As <a href="${href(suffixed('.json'))}">JSON</a> ·
     <a href="${href(suffixed('.xml'))}">XML</a> ·
-    ${resource && ctx.status < 400 ? markup`<a href="${href(suffixed('.csv'))}">CSV</a> ·` : undefined}
+    ${resource && ctx.status < 400 && !FEED_PATH.test(ctx.path) ? markup`<a href="${href(suffixed('.csv'))}">CSV</a> ·` : undefined}
     <a href="${DOCS}">API documentation</a>
     ${
       resource

@@ -5,6 +5,7 @@ import { ResourceDefinition, perResource } from '../../core/resource';
 import { ASSET_URLS } from './html-assets';
 import { LIVE_FEED, LiveFeed } from './html-live';
 import { titledLinks } from './html-links';
+import { FEED_HEARTBEAT } from './html-feed';
 
 interface Operation {
   summary?: string;
@@ -25,6 +26,8 @@ export class BrowsablePages {
   private readonly paths: Paths;
   private readonly titles = new Map<string, { title: string; description?: string }>();
   readonly actionsOf: (resource: ResourceDefinition) => RecordAction[];
+  /** Each collection's path by its plural name. */
+  readonly collectionPaths: Record<string, string>;
 
   constructor(
     document: { paths: object },
@@ -33,6 +36,7 @@ export class BrowsablePages {
   ) {
     this.paths = document.paths as Paths;
     this.actionsOf = perResource((resource) => this.actionsFrom(resource));
+    this.collectionPaths = Object.fromEntries(resources.map((r) => [r.plural, r.path]));
   }
 
   /** Installs these pages as the application's (once, at start). */
@@ -101,5 +105,7 @@ export function pageRequest(req: Request): PageRequest {
     actions: resource ? pages.actionsOf(resource) : undefined,
     live: res.locals[LIVE_FEED] as LiveFeed | undefined,
     links: titledLinks(res.getHeader('Link') as string | undefined),
+    collectionPaths: pages.collectionPaths,
+    heartbeatMs: res.locals[FEED_HEARTBEAT] as number | undefined,
   };
 }

@@ -14,6 +14,7 @@ import { Bodies, DOCS, PageContext, PageData, Row, statusLine } from './html-con
 import { layout } from './html-layout';
 import { linkTo } from './html-links';
 import { bareListBody, listBody } from './html-list';
+import { feedBody } from './html-feed';
 import { recordBody } from './html-forms';
 import { cell, recordsTable } from './html-table';
 import { Html, href, isSafeUrl, markup } from './html-template';
@@ -34,6 +35,7 @@ export function resultPage(
   if (data.kind === 'object') {
     body = markup`${objectBody(data.value, ctx)}${exampleForm(data.value, ctx)}`;
   }
+  if (data.kind === 'feed') body = feedBody(data.page, ctx);
   return layout(ctx, resource, body, bodies.json, bodies.xml);
 }
 
@@ -202,7 +204,13 @@ function rowsTable(name: string, rows: Row[], linked: PageContext | undefined): 
 
 function memberValue(value: unknown): Html {
   if (typeof value === 'string' && /^https?:\/\//i.test(value) && isSafeUrl(value)) {
-    return markup`<a href="${href(value)}">${value}</a>`;
+    return markup`<a href="${href(value)}">${breakable(value)}</a>`;
   }
   return cell(value);
+}
+
+/** A web address's text with a break opportunity (<wbr>) after each `/`, `?` and `&` but `//`'s. */
+function breakable(url: string): Html {
+  const parts = url.split(/(?<=[/?&])(?!\/)/);
+  return markup`${parts.map((part, i) => (i === 0 ? part : markup`<wbr />${part}`))}`;
 }

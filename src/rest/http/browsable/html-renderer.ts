@@ -17,6 +17,7 @@ import { encodeXml } from '../../core/output/xml';
 import { Envelope, PageContext, PageData, PageRequest, statusLine } from './html-context';
 import { errorPage, resultPage } from './html-pages';
 import { titledLinks } from './html-links';
+import { isFeedPage } from './html-feed';
 
 /** A request that can say what its page needs (how it was asked, the route's title, the assets). */
 export interface PageRenderRequest extends RenderRequest {
@@ -73,7 +74,7 @@ export const HTML_RENDERER: Renderer = {
     else if (result instanceof Message) {
       data = { kind: 'message', message: result.message, records: result.records as Row[] };
     } else if (result instanceof ShapelessBody) {
-      data = { kind: 'document' };
+      data = isFeedPage(result.value) ? { kind: 'feed', page: result.value } : { kind: 'document' };
       json = result.value;
     } else if (resource) data = { kind: 'record', record: result as Row };
     else data = { kind: 'object', value: result as Row };

@@ -16,6 +16,12 @@ const DESCRIPTION =
   'Errors are JSON.';
 
 /** `Link` of a page in CSV, which has no envelope for next and previous. */
+/** A CSV answer is a download named after its collection. */
+const DISPOSITION = {
+  description: 'A download, named after the collection: `attachment; filename="marbles.csv"`.',
+  schema: { type: 'string' },
+};
+
 const LINK = {
   description: 'The next and previous pages: `<url>; rel="next", <url>; rel="prev"`.',
   schema: { type: 'string' },
@@ -25,7 +31,11 @@ const LINK = {
 export function csvOperation(operation: Json, example: string): Json {
   const [[status, success], ...errors] = Object.entries(operation.responses as Json);
   const paged = /Page$/.test(success.content?.['application/json']?.schema?.$ref ?? '');
-  const headers = paged ? { ...success.headers, Link: LINK } : success.headers;
+  const headers = {
+    ...success.headers,
+    ...(paged ? { Link: LINK } : {}),
+    'Content-Disposition': DISPOSITION,
+  };
   return {
     ...operation,
     summary: `${operation.summary} (CSV)`,
@@ -37,7 +47,7 @@ export function csvOperation(operation: Json, example: string): Json {
     responses: {
       [status]: {
         description: success.description,
-        ...(headers ? { headers } : {}),
+        headers,
         content: { [CSV_TYPE.split(';')[0]]: { schema: { type: 'string' }, example } },
       },
       ...Object.fromEntries(errors),

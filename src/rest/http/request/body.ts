@@ -10,7 +10,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import * as zlib from 'node:zlib';
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../../core/errors';
-import { parseJson } from '../../core/input/json-input';
+import { parseJsonBytes } from '../../core/input/json-input';
 import { decodeUtf8 } from '../../core/input/utf8';
 import { parseXml } from '../../core/input/xml-input';
 import { ApiError, statusOf } from '../response/api-error';
@@ -37,6 +37,8 @@ export function bodyParsers() {
     }
     // Refused before a byte of it is read: Express's reader would read (and drop) all of it first.
     if (declaredTooLarge(req)) return refuseTooLarge(res);
+    // Without a length (chunked): refused as soon as it is over, not once it has all arrived.
+    if (req.headers['content-length'] === undefined && identity(req)) refuseWhenOver(req, res);
     const done = (error?: unknown) => (error ? bodyErrors(error, req, res, next) : next());
     readBytes(req, res, (error?: unknown) => (error ? done(error) : decodeBody(req, res, done)));
   };
@@ -54,13 +56,14 @@ function decodeBody(req: Request, res: Response, next: (error?: unknown) => void
   const type = contentType.split(';')[0].trim().toLowerCase();
   const json = JSON_TYPE.test(type);
   if (json || XML_TYPES.has(type)) {
-    let text: string;
+    let text = '';
     try {
       const charset = CHARSET.exec(contentType);
       if (charset) acceptCharset(charset[1] ?? charset[2]);
-      text = decodeUtf8(bytes);
-      if (json) req.body = parseJson(text);
+      // JSON: its limits on the bytes first, decoded only within them.
+      if (json) req.body = parseJsonBytes(bytes, () => decodeUtf8(bytes));
       else {
+        text = decodeUtf8(bytes);
         const declared = XML_ENCODING.exec(text);
         if (declared) acceptCharset(declared[1]);
       }
@@ -89,12 +92,32 @@ function decodeBody(req: Request, res: Response, next: (error?: unknown) => void
 function declaredTooLarge(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   if (length === undefined || length.length > 15) return length !== undefined;
-  const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return false;
-  return Number(length) > BODY_LIMIT;
+  return identity(req) && Number(length) > BODY_LIMIT;
 }
 
 const TOO_LARGE = `Request body is larger than ${BODY_LIMIT} bytes.`;
+
+/** Whether the body is sent as it is (no `Content-Encoding`, or `identity`). */
+function identity(req: IncomingMessage): boolean {
+  const encoding = req.headers['content-encoding'];
+  return encoding === undefined || encoding.trim().toLowerCase() === 'identity';
+}
+
+/**
+ * Counts a body's bytes as they arrive, beside Express's reader, and answers 413 the moment they
+ * pass BODY_LIMIT: that reader would read the rest to its end before reporting it.
+ */
+function refuseWhenOver(req: IncomingMessage, res: Response): void {
+  let seen = 0;
+  const count = (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen <= BODY_LIMIT) return;
+    req.off('data', count);
+    if (!res.headersSent) refuseTooLarge(res);
+  };
+  req.on('data', count);
+  req.once('end', () => req.off('data', count));
+}
 
 /** How long the rest of a refused body is read and dropped, at most, before the socket closes. */
 const LINGER_MS = 2000;
@@ -106,6 +129,9 @@ const LINGER_MS = 2000;
  * discard the answer on the reset that follows.
  */
 function refuseTooLarge(res: Response): void {
+  // Express's reader, still at work on a body refused while it arrived, ends in an error of its
+  // own later: already answered (bodyErrors).
+  res.locals.bodyRefused = true;
   sendError(res, 413, { message: TOO_LARGE });
   closeAfter(res);
 }
@@ -169,7 +195,7 @@ function inflateFailed(error: unknown): boolean {
 
 /** Express error handler for the parsers above; errors raised in routes go to Nest's filter. */
 function bodyErrors(error: unknown, req: Request, res: Response, next: NextFunction) {
-  if (res.headersSent) return next(error);
+  if (res.headersSent) return res.locals.bodyRefused ? undefined : next(error);
   let status = 400;
   let message = 'Request body could not be read.';
   if (error instanceof ApiError) {

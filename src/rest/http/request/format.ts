@@ -8,7 +8,8 @@ const SUFFIX = /\.([A-Za-z][A-Za-z0-9]*)\/?$/;
  * door (`/api.xml`) and the change feed of every collection (`/api/events.xml`), not the
  * documentation pages (`/api/openapi.json` is a file name, not a suffix).
  */
-const SUFFIXED = /^\/(api\/(demo|plain)\/|health\/|api\.|api\/events\.|api\/webhooks[./]|api\/operations\.)/;
+const SUFFIXED =
+  /^\/(api\/(demo|plain)\/|health\/|api\.|api\/events\.|api\/webhooks[./]|api\/operations\.)/;
 /**
  * Routes that answer CSV to a GET or HEAD: the collections (their lists, records and probes). Not
  * their change feeds (`…/events`): an event carries a whole record, which has no fixed columns, so

@@ -1,11 +1,7 @@
 import { RecordError } from '../../../../src/rest/core/errors';
 import { tag } from '../../../../src/rest/core/preconditions';
 import { RenderRequest, RenderedResponse } from '../../../../src/rest/core/output/render';
-import type {
-  KeyOwner,
-  Stored,
-  StoredResponse,
-} from '../../../../src/rest/sql/idempotency-store';
+import type { KeyOwner, Stored, StoredResponse } from '../../../../src/rest/sql/idempotency-store';
 import { ApiError } from '../../../../src/rest/http/response/api-error';
 import {
   IdempotentWrites,

@@ -132,6 +132,7 @@ describe('the pages', () => {
         style: '/assets/a.css',
         icon: '/assets/a.svg',
         live: '/assets/l.js',
+        feed: '/assets/f.js',
       },
       resource: MARBLES,
       actions: [
