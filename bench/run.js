@@ -246,6 +246,18 @@ const SERVERS = {
     probe: '/api/demo/marbles/1',
     env: {},
   },
+  /**
+   * The service with BENCH_READ_CONSUMERS (100) event streams open on /api/events while its reads
+   * are measured: the change feed switched on and used, against `service` with none.
+   */
+  serviceConsumers: {
+    label: 'service, feed consumers',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3114 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: {},
+    consumers: lib.positiveInt('BENCH_READ_CONSUMERS', 100, 10_000),
+  },
   /** The webhooks' rows alone (bench/rows/webhooks.js): receivers on loopback. */
   serviceWebhooks: {
     label: 'service, webhooks',
@@ -255,6 +267,51 @@ const SERVERS = {
     env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
   },
 };
+
+/**
+ * The breakdown by layer (--layers): the middlewares the service leaves out of its pipeline when
+ * BENCH_LAYERS_OFF names them (src/setup.ts, read once at start), one instance each (ports 3120
+ * and up). What a request costs the service less what it costs without one is that one's cost.
+ */
+const LAYERS = [
+  ['security-headers', 'security headers (nosniff)'],
+  ['access-log', 'access log, request id, trace id'],
+  ['request-target', 'request target check'],
+  ['assets', 'browsable assets'],
+  ['host', 'Host check, link origin'],
+  ['percent-encoding', 'percent-encoding check'],
+  ['compression', 'compression wrapper'],
+];
+LAYERS.forEach(([layer, label], i) => {
+  SERVERS[`layer:${layer}`] = {
+    label: `no ${layer}`,
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3120 + i + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { BENCH_LAYERS_OFF: layer },
+    layer: { name: layer, label },
+  };
+});
+const LAYER_PATHS = [
+  ['one marble', '/api/demo/marbles/42'],
+  ['marbles page 1', '/api/demo/marbles'],
+];
+const LAYER_SCENARIOS = LAYER_PATHS.flatMap(([name, path]) => [
+  { name: `${name}, layers: baseline`, path, reference: 'baseline', layerOf: name },
+  {
+    name: `${name}, layers: Nest floor`,
+    path,
+    reference: 'nestFloor',
+    framework: true,
+    layerOf: name,
+  },
+  ...LAYERS.map(([layer]) => ({
+    name: `${name}, layers: without ${layer}`,
+    path,
+    reference: `layer:${layer}`,
+    layerOf: name,
+  })),
+]).map((s) => ({ service: 'service', ...s }));
 
 /** `Authorization: Bearer <the provider's JWT>`, filled in once bench/rows/access.js has it. */
 const JWT_HEADERS = {};
@@ -267,6 +324,11 @@ const ACCESS_READS = [
   { name: 'one marble, JWT / no auth', service: 'serviceJwt', headers: JWT_HEADERS },
   { name: 'one marble, limits in Redis / none', service: 'serviceLimitedRedis' },
   { name: 'one marble, limits (instance) / none', service: 'serviceLimited' },
+  {
+    name: `one marble, feed with ${SERVERS.serviceConsumers.consumers} consumers / none`,
+    service: 'serviceConsumers',
+    referenceLabel: 'no consumer',
+  },
 ].map((s) => ({
   path: '/api/demo/marbles/42',
   reference: 'service',
@@ -441,6 +503,7 @@ const USAGE = `usage: node bench/run.js [--small] [--large] [--marbles N] [--reu
   --cpu-prof    run the servers under node --cpu-prof; print the top self-time functions
   --reads       the small size's reads only (no write scenario)
   --writes      the small size's writes only
+  --layers      the breakdown by layer of one marble and marbles page 1 only (CPU µs/request)
   --replica-vs-primary  (with BENCH_REPLICA_URLS) the service reading from the replicas against
                 the service reading from the primary, instead of the hand-written references
   --cluster     alone: three Galera nodes against one, and causal reads (bench/rows/cluster.js)
@@ -459,6 +522,7 @@ function loadSettings() {
         'replica-vs-primary': { type: 'boolean', default: false },
         reads: { type: 'boolean', default: false },
         writes: { type: 'boolean', default: false },
+        layers: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -480,7 +544,16 @@ function loadSettings() {
   }
   if (values.reads && values.writes)
     throw fail(`--reads and --writes exclude each other\n${USAGE}`);
-  if (values.small || !values.large) {
+  if (values.layers) {
+    sizes.push({
+      name: 'small',
+      marbles: smallMarbles,
+      connections: lib.positiveInt('BENCH_CONNECTIONS', 10, 1000),
+      scenarios: LAYER_SCENARIOS,
+      feed: [],
+      webhooks: [],
+    });
+  } else if (values.small || !values.large) {
     const scenarios = [
       ...(values.writes ? [] : SMALL_SCENARIOS),
       ...(values.reads || replicaVsPrimary ? [] : WRITE_SCENARIOS),
@@ -668,6 +741,12 @@ async function startServers(settings, size) {
       Object.values(running).map((s) => lib.waitUntilAnswering(s.child, s.port, s.probe, 90_000)),
     );
     await replicasCaughtUp(settings, running);
+    // The event streams of a server measured with consumers, open until it stops.
+    for (const server of Object.values(running)) {
+      if (server.consumers) {
+        server.streams = await feed.openConsumers(server.port, server.consumers, () => undefined);
+      }
+    }
   } catch (error) {
     await stopServers(running);
     throw error;
@@ -676,6 +755,7 @@ async function startServers(settings, size) {
 }
 
 async function stopServers(running) {
+  for (const server of Object.values(running)) for (const c of server.streams ?? []) c.close();
   await Promise.all(Object.values(running).map((s) => lib.stopChild(s.child)));
   await running[ACCESS]?.stop();
 }
@@ -1061,6 +1141,55 @@ const ms = (v) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1))
 const rpsCell = (a) => `${fixed(a.rps)} ±${(a.spread * 100).toFixed(0)}%`;
 const ratio = (x, y) => (y > 0 && Number.isFinite(x / y) ? (x / y).toFixed(2) : '-');
 
+/**
+ * The breakdown of --layers: CPU µs per request of the service, and where they go. The
+ * framework's share is the Nest floor's less the baseline's (the same SQL and rendering, by hand,
+ * under Express, Nest's router and one pass-through interceptor); each middleware's, the service
+ * less the service without it; the rest, the service's own code per route (pipes, the
+ * interceptor's rendering, the query builder, the database layer), less the floor.
+ */
+function printLayers(rows) {
+  const layered = rows.filter((r) => r.scenario.layerOf);
+  if (layered.length === 0) return;
+  const us = (v) => (Number.isFinite(v) ? (v * 1000).toFixed(1) : '-');
+  const names = [...new Set(layered.map((r) => r.scenario.layerOf))];
+  const of = (name, reference) =>
+    layered.find((r) => r.scenario.layerOf === name && r.scenario.reference === reference);
+  const cells = (fn) => names.map((name) => us(fn(name)));
+  const service = (name) => {
+    const all = layered.filter((r) => r.scenario.layerOf === name);
+    return all.reduce((n, r) => n + r.service.cpuPerRequest, 0) / all.length;
+  };
+  const baseline = (name) => of(name, 'baseline')?.reference.cpuPerRequest ?? NaN;
+  const floor = (name) => of(name, 'nestFloor')?.reference.cpuPerRequest ?? NaN;
+  const layerCost = (name, layer) => {
+    const row = of(name, `layer:${layer}`);
+    return row ? row.service.cpuPerRequest - row.reference.cpuPerRequest : NaN;
+  };
+  const middleware = (name) => LAYERS.reduce((n, [layer]) => n + layerCost(name, layer), 0);
+  const body = [
+    ['service, all layers', ...cells(service)],
+    ['hand-written server (node:http, SQL, rendering)', ...cells(baseline)],
+    [
+      'Express + Nest routing, pass-through interceptor (floor - baseline)',
+      ...cells((n) => floor(n) - baseline(n)),
+    ],
+    ...LAYERS.map(([layer, label]) => [
+      `middleware: ${label}`,
+      ...cells((n) => layerCost(n, layer)),
+    ]),
+    [
+      "the service's own per route: pipes, rendering interceptor, query, database layer " +
+        '(service - floor - middleware)',
+      ...cells((n) => service(n) - floor(n) - middleware(n)),
+    ],
+  ];
+  console.log(
+    '\nBreakdown: server CPU µs per request (the service as it runs alone, all layers on)\n',
+  );
+  console.log(lib.table(['layer', ...names.map((n) => `${n} µs/req`)], body));
+}
+
 function printTable(settings, size, rows, pending) {
   const header = [
     'scenario',
@@ -1269,6 +1398,7 @@ async function runSize(settings, size) {
         console.log(`Measuring (${size.connections} connections):`);
         const rows = await measure(settings, size, running, writes);
         ok = printTable(settings, size, rows, pending);
+        printLayers(rows);
         printMemory(running);
       }
       if (feedRows) {
