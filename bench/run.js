@@ -21,6 +21,8 @@
  *                                       about half an hour in all, the deep pages being slow)
  *   node bench/run.js --small --large   both, one table each
  *   node bench/run.js --cpu-prof        also profile the servers (see BENCH_CPU_PROF)
+ *   node bench/run.js --layers          alone: the breakdown by layer of one marble and marbles
+ *                                       page 1, CPU µs per request (LAYERS below; ports 3120 on)
  *   node bench/run.js --replica-vs-primary
  *                                      with BENCH_REPLICA_URLS: the service reading from the
  *                                      replicas against the same service reading from the
@@ -109,6 +111,8 @@
  *                             Node running this script; default the image's line (the
  *                             Dockerfile's node:<major>-slim, which scripts/image-node.sh
  *                             installs into .ci/tools once from the npm registry)
+ *   BENCH_READ_CONSUMERS      event streams open on the service of the row "one marble, feed with
+ *                             N consumers / none" (port 3114), default 100
  *   BENCH_FEED_CONSUMERS      the change feed's rows: numbers of streams, default 1,100,1000
  *   BENCH_FEED_RATE           creates a second while they are open, default 20
  *   BENCH_FEED_WRITES         creates per row, default 200
