@@ -700,8 +700,9 @@ function serverArgs(script, name, settings) {
     '--cpu-prof',
     `--cpu-prof-dir=${PROFILE_DIR}`,
     `--cpu-prof-name=${name}.cpuprofile`,
-    '-e',
-    `process.on('SIGTERM', () => process.exit(0)); require(${JSON.stringify(script)});`,
+    '--require',
+    path.join(__dirname, 'servers', 'exit-on-sigterm.js'),
+    script,
   ];
 }
 
