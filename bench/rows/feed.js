@@ -445,4 +445,4 @@ function printFeed({ settings, quiet, rows }) {
   return !rows.some((r) => r.refused.length || !r.complete || r.closedEarly);
 }
 
-module.exports = { feedScenarios, feedBudgetMs, measureFeed, printFeed };
+module.exports = { feedScenarios, feedBudgetMs, measureFeed, printFeed, openConsumers };

@@ -46,11 +46,18 @@ export const DEFAULT_TIMING: EventTiming = {
 const EVENTS_OPTIONS = Symbol('EVENTS_OPTIONS');
 
 /**
- * The feed's Express middlewares, in order, for every request (none with EVENTS_ENABLED=false):
- * the request kept at hand for the change recorder, then the browsable pages' live position.
- * `configureApp` mounts them after the body parsers as plain Express middleware: Nest's own
- * (`MiddlewareConsumer`) would wrap each in a route match and an exclusion check on every request.
+ * The feed's Express middlewares (none with EVENTS_ENABLED=false), by the requests they serve:
+ * `writes`, the request kept at hand for the change recorder (a read records no event), and
+ * `pages`, the browsable pages' live position (GET of an HTML page only). `configureApp` mounts
+ * them in its request pipeline (rest/http/request/pipeline.ts), so that a JSON read runs none of
+ * the feed's code, not even a check: Nest's own middleware (`MiddlewareConsumer`) would wrap each
+ * in a route match and an exclusion check on every request.
  */
+export interface FeedMiddleware {
+  writes: RequestHandler[];
+  pages: RequestHandler[];
+}
+
 export const FEED_MIDDLEWARE = Symbol('FEED_MIDDLEWARE');
 
 interface EventsOptions {
@@ -147,15 +154,15 @@ export class EventsModule
         {
           provide: FEED_MIDDLEWARE,
           inject: [EventsRuntime],
-          useFactory: (runtime: EventsRuntime): RequestHandler[] =>
+          useFactory: (runtime: EventsRuntime): FeedMiddleware =>
             !config.enabled
-              ? []
-              : livePages
-                ? [
-                    rememberRequest,
-                    livePagesOf(runtime.store, collections, () => runtime.sequencer.nudge()),
-                  ]
-                : [rememberRequest],
+              ? { writes: [], pages: [] }
+              : {
+                  writes: [rememberRequest],
+                  pages: livePages
+                    ? [livePagesOf(runtime.store, collections, () => runtime.sequencer.nudge())]
+                    : [],
+                },
         },
         {
           provide: EventFeed,

@@ -94,6 +94,26 @@ const STATEMENTS_KEPT = 500;
  */
 const PRIMARY = 'primary';
 
+/** How many SQL texts `limitedTexts` keeps: a route's reads are a few texts each. */
+const LIMITED_TEXTS = 1000;
+
+/**
+ * `limit` of each SQL text, kept once built (a flat string mysql2 scans for its placeholders): a
+ * route's statements are the same few texts request after request. Past LIMITED_TEXTS (lists of
+ * ids of every length, say), texts are limited afresh.
+ */
+function limitedTexts(limit: (sql: string) => string): (sql: string) => string {
+  const texts = new Map<string, string>();
+  return (sql) => {
+    let limited = texts.get(sql);
+    if (limited === undefined) {
+      limited = limit(sql);
+      if (texts.size < LIMITED_TEXTS) texts.set(sql, limited);
+    }
+    return limited;
+  };
+}
+
 /**
  * The SQL port over the DataSource TypeORM opened: plain queries for reads, and transactions
  * (transactions.ts: how they end, and which are run again).
@@ -182,13 +202,16 @@ export class TypeOrmDatabase extends SqlDatabase {
     if (database.dialect === 'mysql' && statementTimeoutMs > 0) {
       database.deadlineMs = statementTimeoutMs + DEADLINE_MARGIN_MS;
       const [{ version }] = await dataSource.query('SELECT VERSION() AS version');
-      if (String(version).includes('MariaDB')) {
-        const prefix = `SET STATEMENT max_statement_time=${statementTimeoutMs / 1000} FOR `;
-        database.limitTime = (sql) => prefix + sql;
-      } else {
-        const hint = `SELECT /*+ MAX_EXECUTION_TIME(${Math.round(statementTimeoutMs)}) */ `;
-        database.limitTime = (sql) => hint + sql.slice('SELECT '.length);
-      }
+      const limit = String(version).includes('MariaDB')
+        ? (
+            (prefix) => (sql: string) =>
+              prefix + sql
+          )(`SET STATEMENT max_statement_time=${statementTimeoutMs / 1000} FOR `)
+        : (
+            (hint) => (sql: string) =>
+              hint + sql.slice('SELECT '.length)
+          )(`SELECT /*+ MAX_EXECUTION_TIME(${Math.round(statementTimeoutMs)}) */ `);
+      database.limitTime = limitedTexts(limit);
     }
     const cluster = (dataSource.driver as unknown as { poolCluster?: MysqlPoolCluster })
       .poolCluster;

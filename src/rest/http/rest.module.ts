@@ -7,6 +7,7 @@ import { ApiDocs } from './openapi/api-docs';
 import { ApiExceptionFilter } from './response/api-exception.filter';
 import { IdempotencyPurge } from './safe-writes/idempotency-purge';
 import { RenderInterceptor } from './response/render.interceptor';
+import { RouteTable } from './request/route-table';
 import { REST_OPTIONS, RestOptions } from './options/rest-options';
 
 const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
@@ -32,6 +33,7 @@ const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
     },
     IdempotencyPurge,
     ApiDocs,
+    RouteTable,
     { provide: APP_INTERCEPTOR, useClass: RenderInterceptor },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
   ],

@@ -57,6 +57,8 @@ interface Plan {
   manyLoaders: ManyLoader[];
   /** `SELECT …, t.id, t.version … WHERE t.id`, for the reads by id (their records carry a tag). */
   byId: string;
+  /** `byId` and ` = ?`: the SQL text of a read of one record, built once. */
+  oneById: string;
   /** The id is read only to load to-many relations; it is not sent. */
   dropId: boolean;
   /** Added to the entity tag of a field selection (a hash of it); '' for whole records. */
@@ -220,17 +222,19 @@ export class RecordQuery {
     const joins = parts.flatMap((p) => (p.join ? [p.join] : []));
     // A selection of to-many relations only still reads a column: SQL needs one.
     const selectList = `SELECT ${selects.length ? selects.join(', ') : `${this.idColumn} AS c_`}`;
+    // The reads by id also read the id and version for the record's entity tag, whatever the
+    // field selection.
+    const byId =
+      `${selectList}, ${this.idColumn} AS ${TAG_ID}, ${ROOT}.${this.db.quote('version')} AS ${VERSION}` +
+      ` ${this.countFrom}${joins.join('')} WHERE ${this.idColumn}`;
     return {
       selectList,
       joins,
       joinSql: joins.join(''),
       slots: parts.map((p) => p.slot),
       manyLoaders: parts.flatMap((p) => (p.many ? [p.many] : [])),
-      // The reads by id also read the id and version for the record's entity tag, whatever the
-      // field selection.
-      byId:
-        `${selectList}, ${this.idColumn} AS ${TAG_ID}, ${ROOT}.${this.db.quote('version')} AS ${VERSION}` +
-        ` ${this.countFrom}${joins.join('')} WHERE ${this.idColumn}`,
+      byId,
+      oneById: `${byId} = ?`,
       dropId: false,
       tagSuffix: '',
     };
@@ -326,7 +330,7 @@ export class RecordQuery {
 
   async findById(id: number, selection?: Selection): Promise<ApiRecord | undefined> {
     const plan = this.planOf(selection);
-    const [record] = await this.select(plan, `${plan.byId} = ?`, [id], 'show');
+    const [record] = await this.select(plan, plan.oneById, [id], 'show');
     return record;
   }
 
