@@ -9,21 +9,9 @@ import mysql from 'mysql2/promise';
 import { TWO_PHONES, USERS, marbleRow } from '../support/fixtures';
 import { testDatabase, useApp } from '../support/harness';
 import { expectJson } from '../support/http';
+import { eventually } from '../support/waits';
 
 const UNAVAILABLE = { message: 'The database is unavailable; try again shortly.' };
-
-/** Awaits `check` until it passes. */
-async function eventually<T>(check: () => Promise<T>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
 
 describe('atomic operations: a statement or connection killed mid-request (MySQL)', () => {
   const database = testDatabase();
@@ -43,17 +31,6 @@ describe('atomic operations: a statement or connection killed mid-request (MySQL
   afterEach(async () => {
     await blocker.end();
   });
-
-  /** Transactions open on the app's database, other than the blocker's and this one's. */
-  async function openTransactions(): Promise<number> {
-    const [row] = await t.query(
-      'SELECT COUNT(*) AS n FROM information_schema.innodb_trx x' +
-        ' JOIN information_schema.processlist p ON p.id = x.trx_mysql_thread_id' +
-        ' WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID() AND p.id <> ?',
-      [blocker.threadId],
-    );
-    return Number(row.n);
-  }
 
   for (const kill of ['KILL QUERY', 'KILL']) {
     it(`should answer 503 and leave nothing behind after ${kill}`, async () => {
@@ -90,7 +67,7 @@ describe('atomic operations: a statement or connection killed mid-request (MySQL
         [7, 'Amber', 1],
       ]);
       expect((await t.rows('phone_numbers')).map((p) => p.user_id)).toEqual([1, 2]);
-      await eventually(async () => expect(await openTransactions()).toBe(0));
+      await eventually(async () => expect(await t.openTransactions([blocker.threadId])).toBe(0));
 
       // The pool's next write commits itself alone.
       const later = await t.http().patch('/api/demo/marbles/7/toggle_is_discounted');

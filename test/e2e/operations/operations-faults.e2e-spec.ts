@@ -7,7 +7,7 @@
  */
 import { SqlDatabase, TransactionRunner, writeContext } from '../../sources';
 import { TWO_PHONES, USERS, marbleRow } from '../support/fixtures';
-import { TestApp, useApp } from '../support/harness';
+import { useApp } from '../support/harness';
 import { expectJson } from '../support/http';
 
 const UNAVAILABLE = { message: 'The database is unavailable; try again shortly.' };
@@ -23,21 +23,6 @@ function refusal(dialect: 'mysql' | 'sqlite'): Error {
 }
 
 const isCommit = (sql: string) => sql === 'COMMIT' || sql.endsWith('; COMMIT');
-
-async function openTransactions(t: TestApp): Promise<number> {
-  if (t.dialect === 'sqlite') {
-    const driver = t.dataSource.driver as unknown as {
-      databaseConnection: { inTransaction: boolean };
-    };
-    return driver.databaseConnection.inTransaction ? 1 : 0;
-  }
-  const [row] = await t.query(
-    'SELECT COUNT(*) AS n FROM information_schema.innodb_trx x' +
-      ' JOIN information_schema.processlist p ON p.id = x.trx_mysql_thread_id' +
-      ' WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID()',
-  );
-  return Number(row.n);
-}
 
 const REQUEST = {
   operations: [
@@ -90,7 +75,7 @@ describe('atomic operations: a statement failing mid-request', () => {
       expect([n, res.status, res.body]).toEqual([n, 503, UNAVAILABLE]);
       expect((await t.rows('marbles')).map((m) => m.name)).toEqual(['Amber']);
       expect((await t.rows('phone_numbers')).map((p) => p.user_id)).toEqual([1, 2]);
-      expect(await openTransactions(t)).toBe(0);
+      expect(await t.openTransactions()).toBe(0);
       const later = await t.http().patch('/api/demo/marbles/7/toggle_is_discounted');
       expectJson(later, 200);
       expect((await t.rows('marbles')).map((m) => [m.name, Number(m.version)])).toEqual([

@@ -16,6 +16,7 @@ import { SqlDatabase, TransactionRunner, writeContext } from '../../sources';
 import { marbleRow } from '../support/fixtures';
 import { TestApp, useApp } from '../support/harness';
 import { expectJson } from '../support/http';
+import { eventually } from '../support/waits';
 
 const UNAVAILABLE = { message: 'The database is unavailable; try again shortly.' };
 const MAY_HAVE_BEEN_SAVED = {
@@ -40,35 +41,6 @@ function faultOf(dialect: 'mysql' | 'sqlite', kind: Kind): Error {
         code: 'PROTOCOL_CONNECTION_LOST',
         fatal: true,
       });
-}
-
-/** Awaits `check` until it passes (a destroyed connection's rollback is the server's to finish). */
-async function eventually(check: () => Promise<void>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-}
-
-/** Transactions open on the app's database (MySQL: of any connection to it; SQLite: its one). */
-async function openTransactions(t: TestApp): Promise<number> {
-  if (t.dialect === 'sqlite') {
-    const driver = t.dataSource.driver as unknown as {
-      databaseConnection: { inTransaction: boolean };
-    };
-    return driver.databaseConnection.inTransaction ? 1 : 0;
-  }
-  const [row] = await t.query(
-    'SELECT COUNT(*) AS n FROM information_schema.innodb_trx x' +
-      ' JOIN information_schema.processlist p ON p.id = x.trx_mysql_thread_id' +
-      ' WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID()',
-  );
-  return Number(row.n);
 }
 
 interface Write {
@@ -173,7 +145,7 @@ describe('write faults: every statement of a write failing in turn', () => {
 
   /** A later write through the same pool commits itself alone (version 1 → 2 or 2 → 3). */
   async function expectLaterWriteAlone(versionBefore: number) {
-    await eventually(async () => expect(await openTransactions(t)).toBe(0));
+    await eventually(async () => expect(await t.openTransactions()).toBe(0));
     const later = await t.http().patch('/api/demo/marbles/1/toggle_is_discounted');
     expectJson(later, 200);
     const [amber] = await t.rows('marbles');
@@ -288,7 +260,7 @@ describe('write faults: every statement of a write failing in turn', () => {
         t.dialect === 'mysql' ? [503, UNAVAILABLE] : [500, { message: 'Internal server error.' }],
       );
       await eventually(expectNothingWritten);
-      await eventually(async () => expect(await openTransactions(t)).toBe(0));
+      await eventually(async () => expect(await t.openTransactions()).toBe(0));
     } finally {
       await t.query('DROP TRIGGER refuse_events');
     }

@@ -420,6 +420,27 @@ export class TestApp {
     return rows.map((r) => [Number(r.movie_id), Number(r[target])]);
   }
 
+  /**
+   * Transactions open on the app's database (SQLite: its one connection's; MySQL: of any
+   * connection to it but this one's and `besides`' threads): 0 once a failed write rolled back.
+   */
+  async openTransactions(besides: number[] = []): Promise<number> {
+    if (this.dialect === 'sqlite') {
+      const driver = this.dataSource.driver as unknown as {
+        databaseConnection: { inTransaction: boolean };
+      };
+      return driver.databaseConnection.inTransaction ? 1 : 0;
+    }
+    const [row] = await this.query(
+      'SELECT COUNT(*) AS n FROM information_schema.innodb_trx x' +
+        ' JOIN information_schema.processlist p ON p.id = x.trx_mysql_thread_id' +
+        ' WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID()' +
+        besides.map(() => ' AND p.id <> ?').join(''),
+      besides,
+    );
+    return Number(row.n);
+  }
+
   async close(): Promise<void> {
     await this.app?.close();
   }
