@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Page } from 'playwright-core';
 import { EventsRuntime } from '../../../src/events/events.module';
-import { cspViolations, demoApp, recordCspViolations, useBrowser } from './chromium';
+import { cspViolations, demoApp, recordCspViolations, until, useBrowser } from './chromium';
 import { useApp } from '../../e2e/support/harness';
 
 const OUTPUT = join(__dirname, '..', '..', '..', 'test-output');
@@ -24,15 +24,6 @@ describe('live notice of the browsable pages in a browser', () => {
   const web = useBrowser(t);
 
   beforeAll(() => mkdirSync(OUTPUT, { recursive: true }));
-
-  /** Resolves once `condition` holds (checked every few ms), or fails after 20 s. */
-  async function until(what: string, condition: () => boolean | Promise<boolean>) {
-    const deadline = Date.now() + 20_000;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`Still waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
 
   /** The number of feed streams open on the app. */
   const streams = () => t.app.get(EventsRuntime).hub.size;

@@ -77,3 +77,15 @@ export async function recordCspViolations(context: BrowserContext): Promise<void
 export function cspViolations(page: Page): Promise<string[]> {
   return page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
 }
+
+/** Resolves once `condition` holds (checked every few ms), or fails naming `what` after 20 s. */
+export async function until(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Still waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -11,7 +11,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventsRuntime } from '../../../src/events/events.module';
-import { cspViolations, demoApp, recordCspViolations, useBrowser } from './chromium';
+import { cspViolations, demoApp, recordCspViolations, until, useBrowser } from './chromium';
 import { useApp } from '../../e2e/support/harness';
 
 const OUTPUT = join(__dirname, '..', '..', '..', 'test-output');
@@ -22,14 +22,6 @@ describe("the change feed's page and the front door in a browser", () => {
   const web = useBrowser(t);
 
   beforeAll(() => mkdirSync(OUTPUT, { recursive: true }));
-
-  async function until(what: string, condition: () => boolean | Promise<boolean>) {
-    const deadline = Date.now() + 20_000;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`Still waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
 
   const streams = () => t.app.get(EventsRuntime).hub.size;
 
