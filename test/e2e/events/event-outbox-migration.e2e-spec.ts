@@ -6,14 +6,8 @@
  * kind: SQLite (a file of its own) or MySQL (a database of its own on TEST_MYSQL_URL's server; on
  * a Galera cluster ids step by the cluster's size, so the test reads the ids it was given).
  */
-import mysql from 'mysql2/promise';
-import { DataSource } from 'typeorm';
-import { ownDatabaseName, serverOf } from '../../../scripts/test-database';
-import { MIGRATIONS, dataSourceOptions } from '../../sources';
-import { HOOK_TIMEOUT, testDatabase } from '../support/harness';
-import { DatabaseConfig } from '../../../src/config/database-url';
-
-const BEFORE = MIGRATIONS.findIndex((m) => new m().name === 'EventOutbox1764300000000');
+import { MIGRATIONS } from '../../sources';
+import { useMigrationDatabase } from '../support/migration-database';
 
 /** An event's columns, as the test writes and reads them. */
 const event = (recordId: number) => ({
@@ -27,48 +21,18 @@ const event = (recordId: number) => ({
 });
 
 describe('migration 1764300000000: the outbox gets a table of its own', () => {
-  let config: DatabaseConfig;
-  let dataSource: DataSource;
-  let admin: mysql.Connection | undefined;
-  let own: string | undefined;
-
-  beforeAll(async () => {
-    config = testDatabase();
-    if (config.type === 'mysql') {
-      own = ownDatabaseName('migration');
-      admin = await mysql.createConnection({ uri: serverOf(config.url) });
-      await admin.query(`CREATE DATABASE \`${own}\` CHARACTER SET utf8mb4`);
-      const url = new URL(serverOf(config.url));
-      url.pathname = `/${own}`;
-      config = { type: 'mysql', url: url.toString(), database: own };
-    }
-    // Every migration before this one.
-    dataSource = await new DataSource(
-      dataSourceOptions(config, [], MIGRATIONS.slice(0, BEFORE)),
-    ).initialize();
-    await dataSource.runMigrations();
-  }, HOOK_TIMEOUT);
-
-  afterAll(async () => {
-    await dataSource?.destroy();
-    if (admin && own) await admin.query(`DROP DATABASE IF EXISTS \`${own}\``);
-    await admin?.end();
-  }, HOOK_TIMEOUT);
-
-  const q = (name: string) => dataSource.driver.escape(name);
+  // Every migration before this one.
+  const db = useMigrationDatabase('migration', 'EventOutbox1764300000000');
+  const BEFORE = db.at;
+  const q = (name: string) => db.q(name);
   const list = (columns: string[]) => columns.map(q).join(', ');
   const COLUMNS = Object.keys(event(0));
   const rows = async (sql: string) =>
-    ((await dataSource.query(sql)) as Record<string, unknown>[]).map((row) =>
+    ((await db.dataSource.query(sql)) as Record<string, unknown>[]).map((row) =>
       Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? v : String(v)])),
     );
   const asText = (values: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === null ? v : String(v)]));
-
-  async function migrateWith(migrations: typeof MIGRATIONS): Promise<void> {
-    await dataSource.destroy();
-    dataSource = await new DataSource(dataSourceOptions(config, [], migrations)).initialize();
-  }
 
   /** The outbox ids of events 1 to 5, in order, as the database gave them. */
   let ids: string[] = [];
@@ -79,7 +43,7 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
     for (const [i, position] of positions.entries()) {
       const values = { ...event(i + 1), position };
       const keys = Object.keys(values);
-      await dataSource.query(
+      await db.dataSource.query(
         `INSERT INTO ${q('record_events')} (${list(keys)}) VALUES (${keys.map(() => '?').join(', ')})`,
         Object.values(values),
       );
@@ -89,8 +53,8 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
     );
     expect(ids).toHaveLength(5);
     // Up to this one: its `down` is then the last migration's, as the test reverts it.
-    await migrateWith(MIGRATIONS.slice(0, BEFORE + 1));
-    await dataSource.runMigrations();
+    await db.migrateWith(MIGRATIONS.slice(0, BEFORE + 1));
+    await db.dataSource.runMigrations();
 
     expect(
       await rows(
@@ -108,7 +72,7 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
     ).toEqual([asText({ id: ids[2], ...event(3) }), asText({ id: ids[4], ...event(5) })]);
 
     // A write's event after the migration: the outbox's next id, above the ones moved.
-    await dataSource.query(
+    await db.dataSource.query(
       `INSERT INTO ${q('record_event_outbox')} (${list(COLUMNS)}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
       Object.values(event(6)),
     );
@@ -118,7 +82,7 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
     expect(Number(next)).toBeGreaterThan(Number(ids[4]));
     // A position is given once.
     await expect(
-      dataSource.query(
+      db.dataSource.query(
         `INSERT INTO ${q('record_events')} (${list(['position', 'outbox_id', ...COLUMNS])})` +
           ` VALUES (2, 9, ${COLUMNS.map(() => '?').join(', ')})`,
         Object.values(event(9)),
@@ -127,7 +91,7 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
   });
 
   it('should put them back as they were when reverted', async () => {
-    await dataSource.undoLastMigration();
+    await db.dataSource.undoLastMigration();
     const back = await rows(
       `SELECT ${list(['id', 'position', ...COLUMNS])} FROM ${q('record_events')} ORDER BY ${q('id')}`,
     );
@@ -140,7 +104,7 @@ describe('migration 1764300000000: the outbox gets a table of its own', () => {
       asText({ position: null, ...event(5) }),
       asText({ position: null, ...event(6) }),
     ]);
-    const tables = await dataSource.createQueryRunner().getTables(['record_event_outbox']);
+    const tables = await db.dataSource.createQueryRunner().getTables(['record_event_outbox']);
     expect(tables).toEqual([]);
   });
 });

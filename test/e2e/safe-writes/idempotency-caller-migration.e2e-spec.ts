@@ -5,14 +5,8 @@
  * `down` keeps one row per key. On the test runner's database kind: SQLite (a file of its own) or
  * MySQL (a database of its own on TEST_MYSQL_URL's server).
  */
-import mysql from 'mysql2/promise';
-import { DataSource } from 'typeorm';
-import { ownDatabaseName, serverOf } from '../../../scripts/test-database';
-import { MIGRATIONS, dataSourceOptions } from '../../sources';
-import { HOOK_TIMEOUT, testDatabase } from '../support/harness';
-import { DatabaseConfig } from '../../../src/config/database-url';
-
-const AT = MIGRATIONS.findIndex((m) => new m().name === 'IdempotencyCaller1764500000000');
+import { MIGRATIONS } from '../../sources';
+import { useMigrationDatabase } from '../support/migration-database';
 
 /** A stored response's row, as the versions before the migration wrote it. */
 const stored = (key: string, expiresAt: number) => ({
@@ -27,37 +21,11 @@ const stored = (key: string, expiresAt: number) => ({
 });
 
 describe('migration 1764500000000: idempotency keys belong to their caller', () => {
-  let config: DatabaseConfig;
-  let dataSource: DataSource;
-  let admin: mysql.Connection | undefined;
-  let own: string | undefined;
-
-  beforeAll(async () => {
-    config = testDatabase();
-    if (config.type === 'mysql') {
-      own = ownDatabaseName('idemmigration');
-      admin = await mysql.createConnection({ uri: serverOf(config.url) });
-      await admin.query(`CREATE DATABASE \`${own}\` CHARACTER SET utf8mb4`);
-      const url = new URL(serverOf(config.url));
-      url.pathname = `/${own}`;
-      config = { type: 'mysql', url: url.toString(), database: own };
-    }
-    dataSource = await new DataSource(
-      dataSourceOptions(config, [], MIGRATIONS.slice(0, AT)),
-    ).initialize();
-    await dataSource.runMigrations();
-  }, HOOK_TIMEOUT);
-
-  afterAll(async () => {
-    await dataSource?.destroy();
-    if (admin && own) await admin.query(`DROP DATABASE IF EXISTS \`${own}\``);
-    await admin?.end();
-  }, HOOK_TIMEOUT);
-
-  const q = (name: string) => dataSource.driver.escape(name);
+  const db = useMigrationDatabase('idemmigration', 'IdempotencyCaller1764500000000');
+  const q = (name: string) => db.q(name);
   const insert = (values: Record<string, unknown>) => {
     const keys = Object.keys(values);
-    return dataSource.query(
+    return db.dataSource.query(
       `INSERT INTO ${q('idempotency_keys')} (${keys.map(q).join(', ')})` +
         ` VALUES (${keys.map(() => '?').join(', ')})`,
       Object.values(values),
@@ -65,7 +33,7 @@ describe('migration 1764500000000: idempotency keys belong to their caller', () 
   };
   const rows = async (columns: string[]) =>
     (
-      (await dataSource.query(
+      (await db.dataSource.query(
         `SELECT ${columns.map(q).join(', ')} FROM ${q('idempotency_keys')}` +
           ` ORDER BY ${columns.map(q).join(', ')}`,
       )) as Record<string, unknown>[]
@@ -74,11 +42,8 @@ describe('migration 1764500000000: idempotency keys belong to their caller', () 
   it('should keep the stored responses under the empty caller and take a key once per caller', async () => {
     await insert(stored('key-a', 2_000_000_000_000));
     await insert(stored('key-bb', 2_000_000_000_001));
-    await dataSource.destroy();
-    dataSource = await new DataSource(
-      dataSourceOptions(config, [], MIGRATIONS.slice(0, AT + 1)),
-    ).initialize();
-    await dataSource.runMigrations();
+    await db.migrateWith(MIGRATIONS.slice(0, db.at + 1));
+    await db.dataSource.runMigrations();
 
     expect(await rows(['caller', 'idempotency_key', 'status', 'location', 'expires_at'])).toEqual([
       ['', 'key-a', '201', 'http://localhost/api/demo/marbles/5', '2000000000000'],
@@ -99,7 +64,7 @@ describe('migration 1764500000000: idempotency keys belong to their caller', () 
   });
 
   it('should keep the first stored row of each key when reverted', async () => {
-    await dataSource.undoLastMigration();
+    await db.dataSource.undoLastMigration();
     expect(await rows(['idempotency_key', 'expires_at'])).toEqual([
       ['key-a', '2000000000000'],
       ['key-bb', '2000000000001'],
