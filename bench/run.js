@@ -381,11 +381,22 @@ const SMALL_PATHS = {
   'one marble': '/api/demo/marbles/42',
   'movies list': '/api/plain/movies',
 };
+/**
+ * The read targets (issue 46): against the hand-written baseline, one record >= 0.65 and a list
+ * >= 0.85; against the Nest floor (the framework's own cost), one record >= 0.9, a list >= 0.95.
+ */
+const ONE_RECORD = 'one marble';
+const baselineTarget = (name) => (name === ONE_RECORD ? 0.65 : 0.85);
+const floorTarget = (name) => (name === ONE_RECORD ? 0.9 : 0.95);
 const SMALL_SCENARIOS = [
-  { name: 'marbles page 1 JSON', path: '/api/demo/marbles', key: 'json' },
+  { name: 'marbles page 1 JSON', path: '/api/demo/marbles', key: 'json', target: 0.85 },
   { name: 'marbles page 1 XML', path: '/api/demo/marbles.xml', key: 'xml' },
-  { name: 'marbles page 5 size 40', path: '/api/demo/marbles?page=5&page_size=40' },
-  ...Object.entries(SMALL_PATHS).map(([name, path]) => ({ name, path })),
+  { name: 'marbles page 5 size 40', path: '/api/demo/marbles?page=5&page_size=40', target: 0.85 },
+  ...Object.entries(SMALL_PATHS).map(([name, path]) => ({
+    name,
+    path,
+    target: baselineTarget(name),
+  })),
   // The service's own XML against its own JSON, the same data.
   ...[
     ['marbles page 1', '/api/demo/marbles'],
@@ -428,14 +439,14 @@ const SMALL_SCENARIOS = [
     path,
     reference: 'nestFloor',
     framework: true,
-    target: 0.8,
+    target: floorTarget(name),
   })),
   {
     name: 'marbles page 1, vs Nest floor',
     path: '/api/demo/marbles',
     reference: 'nestFloor',
     framework: true,
-    target: 0.8,
+    target: floorTarget('marbles page 1'),
   },
 ].map((s) => ({ service: 'service', reference: 'baseline', ...s }));
 
