@@ -10,9 +10,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import * as zlib from 'node:zlib';
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../../core/errors';
-import { parseJsonBytes } from '../../core/input/json-input';
+import { JsonLimits, parseJsonBytes } from '../../core/input/json-input';
 import { decodeUtf8 } from '../../core/input/utf8';
-import { parseXml } from '../../core/input/xml-input';
+import { parseXml, XmlLimits } from '../../core/input/xml-input';
 import { ApiError, statusOf } from '../response/api-error';
 import { isRead } from '../response/methods';
 import { printable, sendError } from '../response/respond';
@@ -39,8 +39,15 @@ export function bodyParsers() {
     if (declaredTooLarge(req)) return refuseTooLarge(res);
     // Without a length (chunked): refused as soon as it is over, not once it has all arrived.
     if (req.headers['content-length'] === undefined && identity(req)) refuseWhenOver(req, res);
+    // A JSON or XML body past a limit of its own: refused at the chunk that passes it.
+    refuseAtLimit(req, res);
     const done = (error?: unknown) => (error ? bodyErrors(error, req, res, next) : next());
-    readBytes(req, res, (error?: unknown) => (error ? done(error) : decodeBody(req, res, done)));
+    readBytes(req, res, (error?: unknown) => {
+      // Already answered while it arrived: the route never sees it.
+      if (res.locals.bodyRefused) return;
+      if (error) done(error);
+      else decodeBody(req, res, done);
+    });
   };
 }
 
@@ -117,6 +124,38 @@ function refuseWhenOver(req: IncomingMessage, res: Response): void {
   };
   req.on('data', count);
   req.once('end', () => req.off('data', count));
+}
+
+/**
+ * Scans a JSON or XML body's chunks as they arrive (JsonLimits, XmlLimits) and answers its 400 at
+ * the first limit passed, in the words the whole body's parse would use, then closes the
+ * connection: a sender of hostile bodies pays a new connection for each, and the service neither
+ * reads nor keeps the rest. Only a body sent as it is, in UTF-8 (a `charset` naming another is
+ * 415, first).
+ */
+function refuseAtLimit(req: IncomingMessage, res: Response): void {
+  if (!identity(req)) return;
+  const contentType = req.headers['content-type'] ?? '';
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  const charset = CHARSET.exec(contentType);
+  if (charset && (charset[1] ?? charset[2]).toLowerCase() !== 'utf-8') return;
+  const limits = JSON_TYPE.test(type)
+    ? new JsonLimits()
+    : XML_TYPES.has(type)
+      ? new XmlLimits()
+      : undefined;
+  if (!limits) return;
+  const scan = (chunk: Buffer) => {
+    const exceeded = limits.write(chunk);
+    if (exceeded === undefined) return;
+    req.off('data', scan);
+    if (res.headersSent) return;
+    res.locals.bodyRefused = true;
+    sendError(res, 400, { message: exceeded });
+    closeAfter(res);
+  };
+  req.on('data', scan);
+  req.once('end', () => req.off('data', scan));
 }
 
 /** How long the rest of a refused body is read and dropped, at most, before the socket closes. */
