@@ -195,8 +195,9 @@ describe('write: a body over the limit is refused before it is read', () => {
         );
         await connection.until((c) => c.closed, 'the connection to close');
         const answer = firstAnswer(connection.text);
-        expect([answer.status, answer.body]).toEqual([
+        expect([answer.status, answer.headers.connection, answer.body]).toEqual([
           'HTTP/1.1 400 Bad Request',
+          'close',
           JSON.stringify({ message }),
         ]);
       } finally {

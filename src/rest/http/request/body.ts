@@ -149,29 +149,38 @@ function refuseAtLimit(req: IncomingMessage, res: Response): void {
     const exceeded = limits.write(chunk);
     if (exceeded === undefined) return;
     req.off('data', scan);
-    if (res.headersSent) return;
-    res.locals.bodyRefused = true;
-    sendError(res, 400, { message: exceeded });
-    closeAfter(res);
+    if (!res.headersSent) refuseAndClose(res, 400, exceeded);
   };
   req.on('data', scan);
   req.once('end', () => req.off('data', scan));
 }
 
-/** How long the rest of a refused body is read and dropped, at most, before the socket closes. */
+/** How long the connection of a refused body stays, at most, after its FIN, before it is destroyed. */
 const LINGER_MS = 2000;
 
 /**
- * 413 at once, then the connection is closed (a FIN: the client stops sending), reading and
- * dropping what the client sent meanwhile for LINGER_MS at most. Not `Connection: close`: Node
- * would close the socket at once with the body unread, and the client's system could then
- * discard the answer on the reset that follows.
+ * 413 at once, then the connection is closed (a FIN: the client stops sending), reading no more
+ * of what the client sends meanwhile; the socket is destroyed after LINGER_MS at most.
  */
 function refuseTooLarge(res: Response): void {
   // Express's reader, still at work on a body refused while it arrived, ends in an error of its
   // own later: already answered (bodyErrors).
+  refuseAndClose(res, 413, TOO_LARGE);
+}
+
+/**
+ * A body's refusal while it arrives: the answer with `Connection: close` (the client opens a new
+ * connection for its next request), then no more of the body is read, and the connection ends
+ * (closeAfter). Node would close the socket at once on that header, the body unread, and the
+ * client's system could then discard the answer on the reset that follows: closeAfter does it.
+ */
+function refuseAndClose(res: Response, status: number, message: string): void {
   res.locals.bodyRefused = true;
-  sendError(res, 413, { message: TOO_LARGE });
+  res.setHeader('Connection', 'close');
+  sendError(res, status, { message });
+  // Node's own close on `Connection: close` (it is written by now), left to closeAfter.
+  (res as unknown as { _last: boolean })._last = false;
+  res.req.pause();
   closeAfter(res);
 }
 
