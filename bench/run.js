@@ -1622,7 +1622,10 @@ async function runSize(settings, size) {
         started.push(...Object.values(running));
         const server = running[size.hostile[0].service];
         console.log('Hostile bodies:');
-        const result = await hostile.measureHostile({ port: server.port }, size.hostile);
+        const result = await hostile.measureHostile(
+          { port: server.port, pid: server.child.proc.pid },
+          size.hostile,
+        );
         ok = hostile.printHostile(result) && ok;
         printMemory(running);
       }

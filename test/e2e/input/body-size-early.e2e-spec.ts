@@ -3,7 +3,8 @@
  * before any of the body is read, and with `Expect: 100-continue` without a `100 Continue` (the
  * client never sends it); the connection then closes. A body within the limit that asks for
  * `100 Continue` gets it, and is served. Raw sockets: the test sees every byte the server sends,
- * and when.
+ * and when. A JSON or XML body past a limit of its own (keys, values, depth, elements) is answered
+ * 400 at the chunk that passes it, and the connection closes: the rest is never waited for.
  */
 import type { Server } from 'node:http';
 import { AddressInfo, Socket, connect } from 'node:net';
@@ -172,6 +173,57 @@ describe('write: a body over the limit is refused before it is read', () => {
       connection.destroy();
     }
     expect(await t.stored('marbles')).toEqual([]);
+  });
+
+  it('should answer 400 to a JSON or XML body past a limit of its own after its first part, not once it has all come', async () => {
+    // A hostile body of 1,000,000 bytes (announced; within 1 MiB), of which only the first
+    // 64 KiB (JSON: 6,000 keys) or 300 KiB (XML: 28,000 attributes) are sent: the answer comes
+    // all the same, and the connection ends.
+    let json = '{"name": "Wide"';
+    for (let i = 0; json.length < 64 * 1024; i++) json += `, "k${i}": 1`;
+    let xml = '<marble><name>Flat</name><x';
+    for (let i = 0; xml.length < 300 * 1024; i++) xml += ` a${i}="1"`;
+    for (const [type, body, message] of [
+      ['application/json', json, 'JSON body has an object with more than 1000 keys.'],
+      ['application/xml', xml, 'XML body has more than 25000 elements and attributes.'],
+    ]) {
+      const connection = new Connection(port);
+      try {
+        connection.write(
+          head([`Content-Type: ${type}`, 'Content-Length: 1000000', 'Accept: application/json']) +
+            body,
+        );
+        await connection.until((c) => c.closed, 'the connection to close');
+        const answer = firstAnswer(connection.text);
+        expect([answer.status, answer.headers.connection, answer.body]).toEqual([
+          'HTTP/1.1 400 Bad Request',
+          'close',
+          JSON.stringify({ message }),
+        ]);
+      } finally {
+        connection.destroy();
+      }
+    }
+    expect(await t.stored('marbles')).toEqual([]);
+  });
+
+  it('should answer 400 to a chunked JSON body nested too deep at its first chunk', async () => {
+    const connection = new Connection(port);
+    try {
+      connection.write(
+        head(['Content-Type: application/json', 'Transfer-Encoding: chunked']) +
+          chunk('['.repeat(64 * 1024)),
+      );
+      // 64 KiB of a body meant to be 2 MB; the rest is never sent, and the body never ends.
+      await connection.until((c) => c.closed, 'the connection to close');
+      const answer = firstAnswer(connection.text);
+      expect([answer.status, answer.body]).toEqual([
+        'HTTP/1.1 400 Bad Request',
+        JSON.stringify({ message: 'JSON body is nested more than 64 levels deep.' }),
+      ]);
+    } finally {
+      connection.destroy();
+    }
   });
 
   it('should send 100 Continue to a body within the limit, and serve it', async () => {

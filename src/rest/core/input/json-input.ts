@@ -30,16 +30,8 @@ export function parseJson(text: string): unknown {
  * The structural characters are ASCII, and no byte of a UTF-8 sequence of another character is.
  */
 export function parseJsonBytes(bytes: Uint8Array, decode: (bytes: Uint8Array) => string): unknown {
-  const exceeded = exceedsLimits(bytes);
-  if (exceeded === TOO_DEEP) {
-    throw RecordError.invalid(`JSON body is nested more than ${JSON_MAX_DEPTH} levels deep.`);
-  }
-  if (exceeded === TOO_MANY) {
-    throw RecordError.invalid(`JSON body has more than ${JSON_MAX_VALUES} values.`);
-  }
-  if (exceeded === TOO_WIDE) {
-    throw RecordError.invalid(`JSON body has an object with more than ${JSON_MAX_KEYS} keys.`);
-  }
+  const exceeded = new JsonLimits().write(bytes);
+  if (exceeded !== undefined) throw RecordError.invalid(exceeded);
   const text = decode(bytes);
   try {
     return JSON.parse(text);
@@ -49,52 +41,75 @@ export function parseJsonBytes(bytes: Uint8Array, decode: (bytes: Uint8Array) =>
   }
 }
 
-const TOO_DEEP = 1;
-const TOO_MANY = 2;
-const TOO_WIDE = 3;
-
 /**
- * A scan of the brackets and commas outside strings: TOO_DEEP, TOO_MANY, TOO_WIDE or undefined.
- * It counts each container and each comma, never more than the values there are, and the commas
- * of each open object (its keys, less one). Not a parser: a body it cannot follow (an
- * unterminated string) is left to JSON.parse, which refuses it.
+ * A scan of the brackets and commas outside strings, fed the body's bytes as they arrive (a
+ * chunk at a time, or all at once): `write` gives the message of the first limit passed, else
+ * undefined. It counts each container and each comma, never more than the values there are, and
+ * the commas of each open object (its keys, less one). Not a parser: what it cannot follow (an
+ * unterminated string) only makes it count less, and JSON.parse refuses it. The structural
+ * characters are ASCII, and no byte of a UTF-8 sequence of another character is.
  */
-function exceedsLimits(bytes: Uint8Array): number | undefined {
-  let depth = 0;
-  let values = 0;
+export class JsonLimits {
+  private depth = 0;
+  private values = 0;
   // Per open container: -1 for an array, else the commas of the object so far.
-  const commas = new Int32Array(JSON_MAX_DEPTH + 1);
-  const length = bytes.length;
-  for (let at = 0; at < length; at++) {
-    const c = bytes[at];
-    if (c === 0x22 /* " */) {
-      at = stringEnd(bytes, at);
-      if (at === -1) return undefined;
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > JSON_MAX_DEPTH) return TOO_DEEP;
-      if (++values > JSON_MAX_VALUES) return TOO_MANY;
-      commas[depth] = c === 0x5b ? -1 : 0;
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-      if (depth > 0) depth--;
-    } else if (c === 0x2c /* , */) {
-      if (++values > JSON_MAX_VALUES) return TOO_MANY;
-      if (commas[depth] >= 0 && ++commas[depth] >= JSON_MAX_KEYS) return TOO_WIDE;
+  private readonly commas = new Int32Array(JSON_MAX_DEPTH + 1);
+  private inString = false;
+  private escaped = false;
+  private exceeded: string | undefined;
+
+  write(bytes: Uint8Array): string | undefined {
+    if (this.exceeded !== undefined) return this.exceeded;
+    const length = bytes.length;
+    const commas = this.commas;
+    // The next backslash at or after `at` (-1: none left in this chunk), found once per backslash.
+    let backslash = bytes.indexOf(0x5c);
+    for (let at = 0; at < length; at++) {
+      if (this.inString) {
+        // The string's end, past its escapes (a backslash may end one chunk, its escape the next).
+        if (this.escaped) {
+          this.escaped = false;
+          continue;
+        }
+        const quote = bytes.indexOf(0x22, at);
+        if (backslash !== -1 && backslash < at) backslash = bytes.indexOf(0x5c, at);
+        if (backslash !== -1 && (quote === -1 || backslash < quote)) {
+          at = backslash;
+          this.escaped = true;
+          continue;
+        }
+        if (quote === -1) return undefined;
+        at = quote;
+        this.inString = false;
+        continue;
+      }
+      const c = bytes[at];
+      if (c === 0x22 /* " */) this.inString = true;
+      else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+        if (++this.depth > JSON_MAX_DEPTH) return this.fail(TOO_DEEP);
+        if (++this.values > JSON_MAX_VALUES) return this.fail(TOO_MANY);
+        commas[this.depth] = c === 0x5b ? -1 : 0;
+      } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+        if (this.depth > 0) this.depth--;
+      } else if (c === 0x2c /* , */) {
+        if (++this.values > JSON_MAX_VALUES) return this.fail(TOO_MANY);
+        if (commas[this.depth] >= 0 && ++commas[this.depth] >= JSON_MAX_KEYS) {
+          return this.fail(TOO_WIDE);
+        }
+      }
     }
+    return undefined;
   }
-  return undefined;
+
+  private fail(message: string): string {
+    this.exceeded = message;
+    return message;
+  }
 }
 
-/** The index of the quote that closes the string opened at `start`, or -1. */
-function stringEnd(bytes: Uint8Array, start: number): number {
-  let end = start;
-  for (;;) {
-    end = bytes.indexOf(0x22, end + 1);
-    if (end === -1) return -1;
-    let backslashes = 0;
-    while (bytes[end - 1 - backslashes] === 0x5c) backslashes++;
-    if (backslashes % 2 === 0) return end;
-  }
-}
+const TOO_DEEP = `JSON body is nested more than ${JSON_MAX_DEPTH} levels deep.`;
+const TOO_MANY = `JSON body has more than ${JSON_MAX_VALUES} values.`;
+const TOO_WIDE = `JSON body has an object with more than ${JSON_MAX_KEYS} keys.`;
 
 /** Thrown by the checker below: what is wrong, at which index. */
 class SyntaxAt {

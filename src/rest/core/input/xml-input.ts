@@ -49,14 +49,8 @@ function declaresDtd(text: string): boolean {
 export async function parseXml(text: string): Promise<unknown> {
   if (declaresDtd(text)) throw RecordError.invalid('Malformed XML: DTDs are not allowed.');
   const roots = exceedsLimits(text) ?? rootElements(text);
-  if (roots === TOO_DEEP) {
-    throw RecordError.invalid(`XML body is nested more than ${XML_MAX_DEPTH} elements deep.`);
-  }
-  if (roots === TOO_MANY) {
-    throw RecordError.invalid(
-      `XML body has more than ${XML_MAX_ELEMENTS} elements and attributes.`,
-    );
-  }
+  if (roots === TOO_DEEP) throw RecordError.invalid(TOO_DEEP_TEXT);
+  if (roots === TOO_MANY) throw RecordError.invalid(TOO_MANY_TEXT);
   if (typeof roots === 'string') throw malformed(roots);
   if (roots === 0) throw malformed('no element');
   if (roots > 1) throw malformed(`${roots} root elements, where a body has one`);
@@ -136,6 +130,110 @@ function exceedsLimits(text: string): number | undefined {
   }
   return undefined;
 }
+
+/**
+ * The quick scan above, fed the body's bytes as they arrive (a chunk at a time): `write` gives the
+ * message of the first limit passed, else undefined, so that a hostile body is refused before the
+ * rest of it is read. The same reading of the tags, on bytes (the markup is ASCII, and no byte of
+ * a UTF-8 sequence of another character is). It stops at a `<!` that opens neither a comment nor
+ * a CDATA section (a DTD, refused on its own terms once the body is read).
+ */
+export class XmlLimits {
+  private depth = 0;
+  private elements = 0;
+  private state = TEXT;
+  private quote = 0;
+  private last = 0;
+  // In a comment or CDATA section: its terminator, and how much of it was just seen.
+  private terminator = '';
+  private matched = 0;
+  private exceeded: string | undefined;
+
+  write(bytes: Uint8Array): string | undefined {
+    if (this.exceeded !== undefined || this.state === STOPPED) return this.exceeded;
+    const length = bytes.length;
+    for (let at = 0; at < length; at++) {
+      const c = bytes[at];
+      switch (this.state) {
+        case TEXT: {
+          const open = bytes.indexOf(0x3c /* < */, at);
+          if (open === -1) return undefined;
+          at = open;
+          this.state = OPEN;
+          break;
+        }
+        case OPEN:
+          if (c === 0x2f /* / */) {
+            this.depth--;
+            this.state = TEXT;
+          } else if (c === 0x21 /* ! */) this.state = BANG;
+          else if (c === 0x3f /* ? */) this.state = TEXT;
+          else {
+            if (++this.elements > XML_MAX_ELEMENTS) return this.fail(TOO_MANY_TEXT);
+            this.state = TAG;
+            this.last = 0;
+            at--;
+          }
+          break;
+        case BANG:
+          if (c !== 0x5b /* [ */ && c !== 0x2d /* - */) {
+            this.state = STOPPED;
+            return undefined;
+          }
+          this.terminator = c === 0x5b ? ']]>' : '-->';
+          this.matched = 0;
+          this.state = SPECIAL;
+          break;
+        case SPECIAL: {
+          const t = this.terminator;
+          if (c === t.charCodeAt(this.matched)) {
+            if (++this.matched === 3) this.state = TEXT;
+          } else if (!(this.matched === 2 && c === t.charCodeAt(1))) {
+            this.matched = c === t.charCodeAt(0) ? 1 : 0;
+          }
+          break;
+        }
+        case TAG:
+          if (c === 0x3e /* > */) {
+            if (this.last !== 0x2f && ++this.depth > XML_MAX_DEPTH) {
+              return this.fail(TOO_DEEP_TEXT);
+            }
+            this.state = TEXT;
+          } else if (c === 0x22 /* " */ || c === 0x27 /* ' */) {
+            if (++this.elements > XML_MAX_ELEMENTS) return this.fail(TOO_MANY_TEXT);
+            this.quote = c;
+            this.state = QUOTED;
+          }
+          this.last = c;
+          break;
+        case QUOTED: {
+          const close = bytes.indexOf(this.quote, at);
+          if (close === -1) return undefined;
+          at = close;
+          this.last = this.quote;
+          this.state = TAG;
+          break;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  private fail(message: string): string {
+    this.exceeded = message;
+    return message;
+  }
+}
+
+const TEXT = 0;
+const OPEN = 1;
+const BANG = 2;
+const SPECIAL = 3;
+const TAG = 4;
+const QUOTED = 5;
+const STOPPED = 6;
+const TOO_DEEP_TEXT = `XML body is nested more than ${XML_MAX_DEPTH} elements deep.`;
+const TOO_MANY_TEXT = `XML body has more than ${XML_MAX_ELEMENTS} elements and attributes.`;
 
 const TOO_DEEP = -2;
 const TOO_MANY = -3;

@@ -10,9 +10,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import * as zlib from 'node:zlib';
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../../core/errors';
-import { parseJsonBytes } from '../../core/input/json-input';
+import { JsonLimits, parseJsonBytes } from '../../core/input/json-input';
 import { decodeUtf8 } from '../../core/input/utf8';
-import { parseXml } from '../../core/input/xml-input';
+import { parseXml, XmlLimits } from '../../core/input/xml-input';
 import { ApiError, statusOf } from '../response/api-error';
 import { isRead } from '../response/methods';
 import { printable, sendError } from '../response/respond';
@@ -39,8 +39,15 @@ export function bodyParsers() {
     if (declaredTooLarge(req)) return refuseTooLarge(res);
     // Without a length (chunked): refused as soon as it is over, not once it has all arrived.
     if (req.headers['content-length'] === undefined && identity(req)) refuseWhenOver(req, res);
+    // A JSON or XML body past a limit of its own: refused at the chunk that passes it.
+    refuseAtLimit(req, res);
     const done = (error?: unknown) => (error ? bodyErrors(error, req, res, next) : next());
-    readBytes(req, res, (error?: unknown) => (error ? done(error) : decodeBody(req, res, done)));
+    readBytes(req, res, (error?: unknown) => {
+      // Already answered while it arrived: the route never sees it.
+      if (res.locals.bodyRefused) return;
+      if (error) done(error);
+      else decodeBody(req, res, done);
+    });
   };
 }
 
@@ -119,20 +126,61 @@ function refuseWhenOver(req: IncomingMessage, res: Response): void {
   req.once('end', () => req.off('data', count));
 }
 
-/** How long the rest of a refused body is read and dropped, at most, before the socket closes. */
+/**
+ * Scans a JSON or XML body's chunks as they arrive (JsonLimits, XmlLimits) and answers its 400 at
+ * the first limit passed, in the words the whole body's parse would use, then closes the
+ * connection: a sender of hostile bodies pays a new connection for each, and the service neither
+ * reads nor keeps the rest. Only a body sent as it is, in UTF-8 (a `charset` naming another is
+ * 415, first).
+ */
+function refuseAtLimit(req: IncomingMessage, res: Response): void {
+  if (!identity(req)) return;
+  const contentType = req.headers['content-type'] ?? '';
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  const charset = CHARSET.exec(contentType);
+  if (charset && (charset[1] ?? charset[2]).toLowerCase() !== 'utf-8') return;
+  const limits = JSON_TYPE.test(type)
+    ? new JsonLimits()
+    : XML_TYPES.has(type)
+      ? new XmlLimits()
+      : undefined;
+  if (!limits) return;
+  const scan = (chunk: Buffer) => {
+    const exceeded = limits.write(chunk);
+    if (exceeded === undefined) return;
+    req.off('data', scan);
+    if (!res.headersSent) refuseAndClose(res, 400, exceeded);
+  };
+  req.on('data', scan);
+  req.once('end', () => req.off('data', scan));
+}
+
+/** How long the connection of a refused body stays, at most, after its FIN, before it is destroyed. */
 const LINGER_MS = 2000;
 
 /**
- * 413 at once, then the connection is closed (a FIN: the client stops sending), reading and
- * dropping what the client sent meanwhile for LINGER_MS at most. Not `Connection: close`: Node
- * would close the socket at once with the body unread, and the client's system could then
- * discard the answer on the reset that follows.
+ * 413 at once, then the connection is closed (a FIN: the client stops sending), reading no more
+ * of what the client sends meanwhile; the socket is destroyed after LINGER_MS at most.
  */
 function refuseTooLarge(res: Response): void {
   // Express's reader, still at work on a body refused while it arrived, ends in an error of its
   // own later: already answered (bodyErrors).
+  refuseAndClose(res, 413, TOO_LARGE);
+}
+
+/**
+ * A body's refusal while it arrives: the answer with `Connection: close` (the client opens a new
+ * connection for its next request), then no more of the body is read, and the connection ends
+ * (closeAfter). Node would close the socket at once on that header, the body unread, and the
+ * client's system could then discard the answer on the reset that follows: closeAfter does it.
+ */
+function refuseAndClose(res: Response, status: number, message: string): void {
   res.locals.bodyRefused = true;
-  sendError(res, 413, { message: TOO_LARGE });
+  res.setHeader('Connection', 'close');
+  sendError(res, status, { message });
+  // Node's own close on `Connection: close` (it is written by now), left to closeAfter.
+  (res as unknown as { _last: boolean })._last = false;
+  res.req.pause();
   closeAfter(res);
 }
 
