@@ -4,7 +4,8 @@
  * runs none of the change feed's, and switched on, each is in the pipeline where it belongs.
  */
 import type { RequestHandler } from 'express';
-import { loadConfig } from '../../../src/config/configuration';
+import { APP_CONFIG } from '../../../src/config/config.module';
+import { AppConfig, loadConfig } from '../../../src/config/configuration';
 import { rememberRequest } from '../../../src/events/request-context';
 import { refuseUnservedWrites } from '../../../src/rest/http/request/unserved-writes';
 import { checkPercentEncoding } from '../../../src/rest/http/request/percent-encoding';
@@ -24,6 +25,16 @@ function middlewareLayers(t: ReturnType<typeof useApp>): number {
   return express.router.stack.filter((layer) => !layer.route).length;
 }
 
+/**
+ * The request context every request gets on a Galera cluster (the cluster pass: TEST_MYSQL_URL
+ * naming several nodes): a client reads its own writes, one middleware for reads and writes.
+ */
+function clusterContext(t: ReturnType<typeof useApp>): RequestHandler[] {
+  const { database } = t.app.get<AppConfig>(APP_CONFIG);
+  const cluster = database.type === 'mysql' && database.nodes !== undefined;
+  return cluster ? [pipelineOf(t.app)!.reads[0]] : [];
+}
+
 describe('request pipeline, every capability off', () => {
   const t = useApp({ seed: SEED });
 
@@ -34,13 +45,14 @@ describe('request pipeline, every capability off', () => {
     expect(pipeline.all).toHaveLength(5);
     expect(pipeline.all[0]).toBe(serveAssets);
     expect(pipeline.all[3]).toBe(checkPercentEncoding);
-    // No tracer, no replicas: a JSON read runs nothing more.
-    expect(pipeline.reads).toEqual([]);
+    // No tracer, no replicas (nor a cluster): a JSON read runs nothing more.
+    const context = clusterContext(t);
+    expect(pipeline.reads).toEqual(context);
     // The feed: its live notice on HTML pages, the request at hand for writes only.
     expect(pipeline.pages).toHaveLength(1);
-    expect(pipeline.writes).toHaveLength(3);
+    expect(pipeline.writes).toHaveLength(3 + context.length);
     expect(pipeline.writes[0]).toBe(refuseUnservedWrites);
-    expect(pipeline.writes[2]).toBe(rememberRequest);
+    expect(pipeline.writes[2 + context.length]).toBe(rememberRequest);
   });
 
   it('should still answer reads and writes', async () => {
@@ -68,7 +80,7 @@ describe('request pipeline, capabilities on', () => {
     // leaves the front of `all` in a layer of its own too: identify, limit, enforce remain.
     expect(pipeline.all).toHaveLength(3);
     expect(pipeline.pages).toEqual([]);
-    expect(pipeline.writes).toHaveLength(2);
+    expect(pipeline.writes).toHaveLength(2 + clusterContext(t).length);
     expect(pipeline.writes).not.toContain(rememberRequest as RequestHandler);
   });
 
