@@ -33,7 +33,9 @@ async function stopInGaleraStage(signal: NodeJS.Signals): Promise<void> {
   await run.waitForOutput('=== e2e on a Galera cluster ===');
   const folder = run.folder;
   // Inside the stage: the three nodes and Jest (one suite: Jest runs it in its own process).
-  await waitFor(() => run!.processes().some((p) => p.command === 'node'), 'Jest running', 60_000);
+  // Node names its main thread: the command is `node` (Node 20) or `node-MainThread` (Node 26).
+  const isNode = (command: string) => /^node(-|$)/.test(command);
+  await waitFor(() => run!.processes().some((p) => isNode(p.command)), 'Jest running', 60_000);
   const seen = run.processes();
   expect(seen.filter((p) => p.command === 'mariadbd')).toHaveLength(3);
 
