@@ -334,7 +334,7 @@ if (require.main === module && process.argv.includes('--senders')) {
   });
 } else if (require.main === module) {
   const { spawn } = require('node:child_process');
-  const { mkdtempSync } = require('node:fs');
+  const { mkdtempSync, rmSync } = require('node:fs');
   const { tmpdir } = require('node:os');
   const { join } = require('node:path');
   const port = lib.positiveInt('BENCH_HOSTILE_PORT', 3122, 65535);
@@ -368,6 +368,11 @@ if (require.main === module && process.argv.includes('--senders')) {
       if (!printHostile(result)) process.exitCode = 1;
     } finally {
       child.kill('SIGTERM');
+      // The service's SQLite file goes with its run, once the service has stopped.
+      await new Promise((resolve) =>
+        child.exitCode === null ? child.once('exit', resolve) : resolve(),
+      );
+      rmSync(dir, { recursive: true, force: true });
     }
   };
   main().catch((error) => {
