@@ -13,7 +13,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Page } from 'playwright-core';
 import { EventsRuntime } from '../../../src/events/events.module';
-import { cspViolations, demoApp, recordCspViolations, until, useBrowser } from './chromium';
+import {
+  cspViolations,
+  demoApp,
+  jsonCaller,
+  recordCspViolations,
+  until,
+  useBrowser,
+} from './chromium';
 import { useApp } from '../../e2e/support/harness';
 
 const OUTPUT = join(__dirname, '..', '..', '..', 'test-output');
@@ -43,19 +50,7 @@ describe('live notice of the browsable pages in a browser', () => {
     return { context, page, done };
   }
 
-  async function api(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${web.base}${path}`, {
-      method,
-      headers: {
-        Accept: 'application/json',
-        'Content-Type': 'application/json',
-        Authorization: `Bearer ${TOKEN}`,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  }
+  const api = jsonCaller(() => web.base, TOKEN);
 
   /** The notice's text and link once it shows. */
   async function notice(page: Page) {

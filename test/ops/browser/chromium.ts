@@ -89,3 +89,23 @@ export async function until(
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/**
+ * A JSON call to the app under `base()` with the bearer `token`: its status and parsed body ({}
+ * for none). For the suites that write beside the page they watch.
+ */
+export function jsonCaller(base: () => string, token: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base()}${path}`, {
+      method,
+      headers: {
+        Accept: 'application/json',
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${token}`,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  };
+}

@@ -11,7 +11,14 @@ import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventsRuntime } from '../../../src/events/events.module';
-import { cspViolations, demoApp, recordCspViolations, until, useBrowser } from './chromium';
+import {
+  cspViolations,
+  demoApp,
+  jsonCaller,
+  recordCspViolations,
+  until,
+  useBrowser,
+} from './chromium';
 import { useApp } from '../../e2e/support/harness';
 
 const OUTPUT = join(__dirname, '..', '..', '..', 'test-output');
@@ -25,19 +32,7 @@ describe("the change feed's page and the front door in a browser", () => {
 
   const streams = () => t.app.get(EventsRuntime).hub.size;
 
-  async function api(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${web.base}${path}`, {
-      method,
-      headers: {
-        Accept: 'application/json',
-        'Content-Type': 'application/json',
-        Authorization: `Bearer ${TOKEN}`,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  }
+  const api = jsonCaller(() => web.base, TOKEN);
 
   /** The feed's head: the cursor after every event so far. */
   async function head(): Promise<string> {
