@@ -177,15 +177,19 @@ describe('write: a body over the limit is refused before it is read', () => {
 
   it('should answer 400 to a JSON or XML body past a limit of its own after its first part, not once it has all come', async () => {
     // A hostile body of 1,000,000 bytes (announced; within 1 MiB), of which only the first
-    // 64 KiB (JSON: 6,000 keys) or 300 KiB (XML: 28,000 attributes) are sent: the answer comes
-    // all the same, and the connection ends.
+    // 64 KiB (JSON: 6,000 keys; XML: 6,000 attributes of one element) or 300 KiB (XML: 30,000
+    // elements of an attribute each) are sent: the answer comes all the same, and the connection
+    // ends.
     let json = '{"name": "Wide"';
     for (let i = 0; json.length < 64 * 1024; i++) json += `, "k${i}": 1`;
-    let xml = '<marble><name>Flat</name><x';
-    for (let i = 0; xml.length < 300 * 1024; i++) xml += ` a${i}="1"`;
+    let xml = '<marble><name>Flat</name>';
+    for (let i = 0; xml.length < 300 * 1024; i++) xml += `<x a="1"/>`;
+    let wide = '<marble><name>Wide</name><x';
+    for (let i = 0; wide.length < 64 * 1024; i++) wide += ` a${i}="1"`;
     for (const [type, body, message] of [
       ['application/json', json, 'JSON body has an object with more than 1000 keys.'],
       ['application/xml', xml, 'XML body has more than 25000 elements and attributes.'],
+      ['application/xml', wide, 'XML body has an element with more than 1000 attributes.'],
     ]) {
       const connection = new Connection(port);
       try {

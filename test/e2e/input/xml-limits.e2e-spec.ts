@@ -1,7 +1,7 @@
 /**
- * XML bodies cannot stall the service: a body nested deeper than 32 elements, or with more than
- * 25,000 elements and attributes, is refused with 400 while it is streamed, before any object is
- * built (the figures of bench/tools/xml-flood.js are in the README). Bodies within the limits, a
+ * XML bodies cannot stall the service: a body nested deeper than 32 elements, with more than
+ * 25,000 elements and attributes, or with an element of more than 1000 attributes, is refused with
+ * 400 while it is streamed, before any object is built (the figures of bench/tools/xml-flood.js are in the README). Bodies within the limits, a
  * bulk create of 1000 records among them, are read as before.
  */
 import { Post, expectRefusedInBoth } from './body-limits';
@@ -11,6 +11,11 @@ import { expectError } from '../support/http';
 
 const DEEP = 'XML body is nested more than 32 elements deep.';
 const MANY = 'XML body has more than 25000 elements and attributes.';
+const WIDE = 'XML body has an element with more than 1000 attributes.';
+
+/** ` a0="1" a1="1" …`: `count` attributes. */
+const attributes = (count: number) =>
+  Array.from({ length: count }, (_, i) => ` a${i}="1"`).join('');
 
 describe('write: XML body limits', () => {
   const t = useApp({ seedEach: { users: USERS } });
@@ -43,25 +48,41 @@ describe('write: XML body limits', () => {
     expectError(await postXml(hidden), 400, { message: MANY });
   });
 
-  it('should count attributes as elements: 90,000 of them (979 kB) are refused, 24,996 read', async () => {
-    const attributes = (count: number) =>
-      Array.from({ length: count }, (_, i) => ` a${i}="1"`).join('');
+  it('should refuse an element with more than 1000 attributes: 90,000 of them (979 kB), with 400', async () => {
     const flood = `<marble><name>A</name><x${attributes(90_000)}/></marble>`;
     expect(flood.length).toBeGreaterThan(970_000);
-    await expectRefusedInBoth(t, postXml, flood, MANY);
+    await expectRefusedInBoth(t, postXml, flood, WIDE);
     // In single quotes, with a `>` inside one: counted all the same.
-    const quoted = `<marble><x${" b='>'".repeat(25_000)}/></marble>`;
-    expectError(await postXml(quoted), 400, { message: MANY });
-    // Within the limit (3 elements and 24,996 attributes: 24,999): read, then an ordinary 400.
-    const within = `<marble><name>A</name><x${attributes(24_996)}/></marble>`;
-    const res = await postXml(within);
+    const quoted = `<marble><x${" b='>'".repeat(1001)}/></marble>`;
+    expectError(await postXml(quoted), 400, { message: WIDE });
+    // 1000 on one element are read, then an ordinary 400; 1001 are not.
+    const res = await postXml(`<marble><name>A</name><x${attributes(1000)}/></marble>`);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       message: 'Validation failed; nothing was saved.',
       errors: { x: ['Unknown field; marble has no such field.'] },
     });
-    const over = `<marble><name>A</name><x${attributes(24_998)}/></marble>`;
-    expectError(await postXml(over), 400, { message: MANY });
+    const over = `<marble><name>A</name><x${attributes(1001)}/></marble>`;
+    expectError(await postXml(over), 400, { message: WIDE });
+  });
+
+  it('should count attributes as elements, all elements together: 24,026 read, 25,023 refused', async () => {
+    // 2 elements, then elements of 1000 attributes each (the last, of what is left).
+    const spread = (count: number) => {
+      let xml = '<marble><name>A</name>';
+      for (let left = count, i = 0; left > 0; left -= 1000, i++) {
+        xml += `<x${i}${attributes(Math.min(1000, left))}/>`;
+      }
+      return `${xml}</marble>`;
+    };
+    // 27 elements and 24,996 attributes (25,023 in all): over, though no element has more than 1000.
+    expectError(await postXml(spread(24_996)), 400, { message: MANY });
+    // 26 elements and 24,000 attributes (24,026): read, then an ordinary 400.
+    const res = await postXml(spread(24_000));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(
+      'Validation failed; nothing was saved. 14 fields are listed, and 10 more.',
+    );
   });
 
   it('should still read a bulk create of 1000 marbles sent back whole (14 elements, 6 attributes each)', async () => {

@@ -22,6 +22,12 @@ interface XmlNode {
  */
 export const XML_MAX_DEPTH = 32;
 export const XML_MAX_ELEMENTS = 25_000;
+/**
+ * Most attributes one element may have (a record's elements have two at most: `type`, `nil`), as
+ * a JSON object has at most JSON_MAX_KEYS keys: a flood of attributes on one element is refused
+ * within its first kilobytes.
+ */
+export const XML_MAX_ATTRIBUTES = 1000;
 
 /** No DTD at all: no entity can be declared, so none can be expanded (billion laughs, XXE). */
 const DOCTYPE = /<!(DOCTYPE|ENTITY)/i;
@@ -51,6 +57,7 @@ export async function parseXml(text: string): Promise<unknown> {
   const roots = exceedsLimits(text) ?? rootElements(text);
   if (roots === TOO_DEEP) throw RecordError.invalid(TOO_DEEP_TEXT);
   if (roots === TOO_MANY) throw RecordError.invalid(TOO_MANY_TEXT);
+  if (roots === TOO_WIDE) throw RecordError.invalid(TOO_WIDE_TEXT);
   if (typeof roots === 'string') throw malformed(roots);
   if (roots === 0) throw malformed('no element');
   if (roots > 1) throw malformed(`${roots} root elements, where a body has one`);
@@ -90,9 +97,9 @@ export function xmlRootOf(body: unknown): string | undefined {
 
 /**
  * A quick scan of the tags (a loop over `<`, some 50 times faster than sax) that finds most
- * bodies past the limits without parsing them: TOO_DEEP, TOO_MANY, or undefined. Within a start
- * tag, each quoted value is an attribute (counted as an element), and a `>` inside one does not
- * end the tag. Not a parser: a tag it misreads only makes it count less, and the sax pass that
+ * bodies past the limits without parsing them: TOO_DEEP, TOO_MANY, TOO_WIDE, or undefined. Within
+ * a start tag, each quoted value is an attribute (counted as an element, and as one of its
+ * element's), and a `>` inside one does not end the tag. Not a parser: a tag it misreads only makes it count less, and the sax pass that
  * follows enforces the limits exactly.
  */
 function exceedsLimits(text: string): number | undefined {
@@ -112,11 +119,13 @@ function exceedsLimits(text: string): number | undefined {
       if (++elements > XML_MAX_ELEMENTS) return TOO_MANY;
       // The tag's end, past its quoted attribute values, each of which counts.
       let close = at + 1;
+      let attributes = 0;
       for (;;) {
         const c = text.charCodeAt(close);
         if (c === 0x3e /* > */) break;
         if (c === 0x22 /* " */ || c === 0x27 /* ' */) {
           if (++elements > XML_MAX_ELEMENTS) return TOO_MANY;
+          if (++attributes > XML_MAX_ATTRIBUTES) return TOO_WIDE;
           close = text.indexOf(c === 0x22 ? '"' : "'", close + 1);
           if (close === -1) return undefined;
         } else if (Number.isNaN(c)) return undefined;
@@ -141,6 +150,8 @@ function exceedsLimits(text: string): number | undefined {
 export class XmlLimits {
   private depth = 0;
   private elements = 0;
+  // Of the start tag being read.
+  private attributes = 0;
   private state = TEXT;
   private quote = 0;
   private last = 0;
@@ -172,6 +183,7 @@ export class XmlLimits {
             if (++this.elements > XML_MAX_ELEMENTS) return this.fail(TOO_MANY_TEXT);
             this.state = TAG;
             this.last = 0;
+            this.attributes = 0;
             at--;
           }
           break;
@@ -201,6 +213,7 @@ export class XmlLimits {
             this.state = TEXT;
           } else if (c === 0x22 /* " */ || c === 0x27 /* ' */) {
             if (++this.elements > XML_MAX_ELEMENTS) return this.fail(TOO_MANY_TEXT);
+            if (++this.attributes > XML_MAX_ATTRIBUTES) return this.fail(TOO_WIDE_TEXT);
             this.quote = c;
             this.state = QUOTED;
           }
@@ -234,9 +247,11 @@ const QUOTED = 5;
 const STOPPED = 6;
 const TOO_DEEP_TEXT = `XML body is nested more than ${XML_MAX_DEPTH} elements deep.`;
 const TOO_MANY_TEXT = `XML body has more than ${XML_MAX_ELEMENTS} elements and attributes.`;
+const TOO_WIDE_TEXT = `XML body has an element with more than ${XML_MAX_ATTRIBUTES} attributes.`;
 
 const TOO_DEEP = -2;
 const TOO_MANY = -3;
+const TOO_WIDE = -4;
 
 /** Thrown from the sax handlers to stop streaming at once. */
 class Limit {
@@ -260,17 +275,19 @@ function saxProblem(error: Error): string | undefined {
 }
 
 /**
- * How many top-level elements the document has (what is wrong, if it is not well-formed; TOO_DEEP
- * or TOO_MANY past the limits, attributes counted as elements, found while streaming: the rest is
- * never read). xml2js keeps the
- * first root and drops the rest, so a second root would otherwise pass unnoticed.
+ * How many top-level elements the document has (what is wrong, if it is not well-formed; TOO_DEEP,
+ * TOO_MANY or TOO_WIDE past the limits, attributes counted as elements, found while streaming: the
+ * rest is never read). xml2js keeps the first root and drops the rest, so a second root would
+ * otherwise pass unnoticed.
  */
 function rootElements(text: string): number | string {
   const parser = sax.parser(true);
   let depth = 0;
   let roots = 0;
   let elements = 0;
+  let attributes = 0;
   parser.onopentag = () => {
+    attributes = 0;
     if (++elements > XML_MAX_ELEMENTS) throw new Limit(TOO_MANY);
     if (depth++ === 0) roots++;
     if (depth > XML_MAX_DEPTH) throw new Limit(TOO_DEEP);
@@ -278,6 +295,7 @@ function rootElements(text: string): number | string {
   // An attribute counts as an element: sax reports it before its element's open tag.
   parser.onattribute = () => {
     if (++elements > XML_MAX_ELEMENTS) throw new Limit(TOO_MANY);
+    if (++attributes > XML_MAX_ATTRIBUTES) throw new Limit(TOO_WIDE);
   };
   parser.onclosetag = () => {
     depth--;

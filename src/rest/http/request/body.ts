@@ -7,6 +7,7 @@
  * not UTF-8 are 400 with their offset.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import * as zlib from 'node:zlib';
 import { raw, type NextFunction, type Request, type Response } from 'express';
 import { RecordError } from '../../core/errors';
@@ -26,10 +27,12 @@ const XML_TYPES = new Set(['application/xml', 'text/xml']);
 /**
  * One middleware: reads (GET, HEAD, OPTIONS) pass straight through with no body; other requests
  * have their bytes read (up to BODY_LIMIT) and decoded, or end with the error in the negotiated
- * format.
+ * format. A body sent as it is (no `Content-Encoding`) is read here (readAsSent), so that a body
+ * refused while it arrives leaves nothing of itself behind; a compressed one by Express's reader,
+ * which inflates it.
  */
 export function bodyParsers() {
-  const readBytes = raw({ type: () => true, limit: BODY_LIMIT });
+  const readInflated = raw({ type: () => true, limit: BODY_LIMIT });
   return (req: Request, res: Response, next: NextFunction) => {
     if (isRead(req.method)) {
       req.body = undefined;
@@ -37,18 +40,67 @@ export function bodyParsers() {
     }
     // Refused before a byte of it is read: Express's reader would read (and drop) all of it first.
     if (declaredTooLarge(req)) return refuseTooLarge(res);
-    // Without a length (chunked): refused as soon as it is over, not once it has all arrived.
-    if (req.headers['content-length'] === undefined && identity(req)) refuseWhenOver(req, res);
-    // A JSON or XML body past a limit of its own: refused at the chunk that passes it.
-    refuseAtLimit(req, res);
     const done = (error?: unknown) => (error ? bodyErrors(error, req, res, next) : next());
-    readBytes(req, res, (error?: unknown) => {
-      // Already answered while it arrived: the route never sees it.
-      if (res.locals.bodyRefused) return;
-      if (error) done(error);
-      else decodeBody(req, res, done);
-    });
+    const read = (error?: unknown) => (error ? done(error) : decodeBody(req, res, done));
+    if (identity(req)) readAsSent(req, res, read);
+    else readInflated(req, res, read);
   };
+}
+
+/**
+ * Reads a body sent as it is into `req.body` (a Buffer; none when empty), then `next()`. Its bytes
+ * are counted, and a JSON or XML body's scanned (JsonLimits, XmlLimits), as they arrive: the chunk
+ * that passes BODY_LIMIT (a chunked body) is answered 413, the one that passes a limit of the
+ * body's own type 400, in the words the whole body's parse would use, at once and with the
+ * connection closed (refuseAndClose). A hostile body thus costs its first chunks, and its sender a
+ * new connection.
+ */
+function readAsSent(
+  req: IncomingMessage & { body?: unknown },
+  res: Response,
+  next: (error?: unknown) => void,
+): void {
+  const limits = limitsOf(req);
+  const chunks: Buffer[] = [];
+  let length = 0;
+  const onData = (chunk: Buffer) => {
+    length += chunk.length;
+    const exceeded = length > BODY_LIMIT ? TOO_LARGE : limits?.write(chunk);
+    if (exceeded === undefined) return void chunks.push(chunk);
+    stop();
+    // Nothing of the body is kept while its connection closes.
+    chunks.length = 0;
+    if (!res.headersSent) refuseAndClose(res, exceeded === TOO_LARGE ? 413 : 400, exceeded);
+  };
+  const onEnd = () => {
+    stop();
+    req.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
+    next();
+  };
+  const onAborted = () => {
+    stop();
+    next(new ApiError(400, CUT_SHORT));
+  };
+  const stop = () => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('aborted', onAborted);
+    req.off('error', onAborted);
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('aborted', onAborted);
+  req.on('error', onAborted);
+}
+
+/** The scan of a body's type (JSON, XML) in UTF-8 (another charset is 415, once read), if any. */
+function limitsOf(req: IncomingMessage): JsonLimits | XmlLimits | undefined {
+  const contentType = req.headers['content-type'] ?? '';
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  const charset = CHARSET.exec(contentType);
+  if (charset && (charset[1] ?? charset[2]).toLowerCase() !== 'utf-8') return undefined;
+  if (JSON_TYPE.test(type)) return new JsonLimits();
+  return XML_TYPES.has(type) ? new XmlLimits() : undefined;
 }
 
 function decodeBody(req: Request, res: Response, next: (error?: unknown) => void) {
@@ -103,56 +155,12 @@ function declaredTooLarge(req: IncomingMessage): boolean {
 }
 
 const TOO_LARGE = `Request body is larger than ${BODY_LIMIT} bytes.`;
+const CUT_SHORT = 'Request body was cut short.';
 
 /** Whether the body is sent as it is (no `Content-Encoding`, or `identity`). */
 function identity(req: IncomingMessage): boolean {
   const encoding = req.headers['content-encoding'];
   return encoding === undefined || encoding.trim().toLowerCase() === 'identity';
-}
-
-/**
- * Counts a body's bytes as they arrive, beside Express's reader, and answers 413 the moment they
- * pass BODY_LIMIT: that reader would read the rest to its end before reporting it.
- */
-function refuseWhenOver(req: IncomingMessage, res: Response): void {
-  let seen = 0;
-  const count = (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen <= BODY_LIMIT) return;
-    req.off('data', count);
-    if (!res.headersSent) refuseTooLarge(res);
-  };
-  req.on('data', count);
-  req.once('end', () => req.off('data', count));
-}
-
-/**
- * Scans a JSON or XML body's chunks as they arrive (JsonLimits, XmlLimits) and answers its 400 at
- * the first limit passed, in the words the whole body's parse would use, then closes the
- * connection: a sender of hostile bodies pays a new connection for each, and the service neither
- * reads nor keeps the rest. Only a body sent as it is, in UTF-8 (a `charset` naming another is
- * 415, first).
- */
-function refuseAtLimit(req: IncomingMessage, res: Response): void {
-  if (!identity(req)) return;
-  const contentType = req.headers['content-type'] ?? '';
-  const type = contentType.split(';')[0].trim().toLowerCase();
-  const charset = CHARSET.exec(contentType);
-  if (charset && (charset[1] ?? charset[2]).toLowerCase() !== 'utf-8') return;
-  const limits = JSON_TYPE.test(type)
-    ? new JsonLimits()
-    : XML_TYPES.has(type)
-      ? new XmlLimits()
-      : undefined;
-  if (!limits) return;
-  const scan = (chunk: Buffer) => {
-    const exceeded = limits.write(chunk);
-    if (exceeded === undefined) return;
-    req.off('data', scan);
-    if (!res.headersSent) refuseAndClose(res, 400, exceeded);
-  };
-  req.on('data', scan);
-  req.once('end', () => req.off('data', scan));
 }
 
 /** How long the connection of a refused body stays, at most, after its FIN, before it is destroyed. */
@@ -186,12 +194,28 @@ function refuseAndClose(res: Response, status: number, message: string): void {
 
 /** Ends the connection once `res` is sent, lingering (see refuseTooLarge). */
 function closeAfter(res: Response): void {
+  const { req } = res;
+  const socket = req.socket;
   res.once('finish', () => {
-    const socket = res.req.socket;
-    if (socket.destroyed) return;
-    socket.end();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    // The connection's parser holds the request (with its answer, and any chunk that came
+    // meanwhile) until the socket closes: it lets go of it here, as Node's does at a request's
+    // end, so that only the socket waits out its linger.
+    const parser = (socket as { parser?: { incoming: unknown } | null }).parser;
+    if (parser?.incoming === req) parser.incoming = null;
+    // No more of the body is read (the parser, without its request, would read it all).
+    socket.pause();
+    lingerOut(socket);
   });
+}
+
+/**
+ * The FIN now, the socket destroyed LINGER_MS later at most. Only the socket is held meanwhile,
+ * not the request or its answer: a flood of refused bodies keeps little alive.
+ */
+function lingerOut(socket: Socket): void {
+  if (socket.destroyed) return;
+  socket.end();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 /**
@@ -232,7 +256,7 @@ const STATUS_BY_TYPE: Record<string, [number, string]> = {
     415,
     `Content encoding is not supported; send the body as it is, or compressed with ${CONTENT_ENCODINGS}.`,
   ],
-  'request.aborted': [400, 'Request body was cut short.'],
+  'request.aborted': [400, CUT_SHORT],
   'request.size.invalid': [400, 'Request body does not match its Content-Length.'],
 };
 

@@ -94,6 +94,11 @@ export function checkHost(options: PublicOriginOptions) {
   }
   const allowed = hostRule(options.allowedHosts);
   const forwarded = options.trustProxy;
+  // Express's `req.protocol` asks the system for the peer's address on every new connection, to
+  // see whether it is a trusted proxy: without one, the connection alone says.
+  const protocolOf = forwarded
+    ? (req: Request) => req.protocol
+    : (req: Request) => ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
   return (req: Request, res: Response, next: NextFunction) => {
     const given = forwarded ? forwardedHost(req) : req.headers.host;
     const host = (given ?? '').trim().toLowerCase();
@@ -102,11 +107,11 @@ export function checkHost(options: PublicOriginOptions) {
       // An empty Host (HTTP/1.0) is not malformed: PUBLIC_URL is its fix.
       const message =
         !host || wellFormed(host)
-          ? refusal(shown, req.protocol)
+          ? refusal(shown, protocolOf(req))
           : `Host "${shown}" is not a host name or address (with an optional port).`;
       return sendError(res, 400, { message });
     }
-    setLinkOrigin(req, `${req.protocol}://${host}`);
+    setLinkOrigin(req, `${protocolOf(req)}://${host}`);
     next();
   };
 }
