@@ -13,6 +13,7 @@ import { FEED_MIDDLEWARE, FeedMiddleware } from './events/events.module';
 import { metricsHandler, Observability } from './observability/observability';
 import { ApiDocs } from './rest/http/openapi/api-docs';
 import { answerExpectContinue, bodyParsers } from './rest/http/request/body';
+import { RefusalPace } from './rest/http/request/refusal-pace';
 import { weakETagsOnSuccessfulReads } from './rest/http/response/etag';
 import { serveAssets } from './rest/http/browsable/html-assets';
 import { BrowsablePages } from './rest/http/browsable/html-page';
@@ -167,7 +168,12 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     all,
     reads: context,
     pages: feed.pages,
-    writes: [refuseUnservedWrites, bodyParsers(), ...context, ...feed.writes],
+    writes: [
+      refuseUnservedWrites,
+      bodyParsers(new RefusalPace(config.refusedBodyRate)),
+      ...context,
+      ...feed.writes,
+    ],
   };
   app.use(pipelineMiddleware(pipeline));
   pipelines.set(app, { head, ...pipeline });

@@ -40,6 +40,11 @@ export interface AppConfig {
   queryTimeoutMs: number;
   /** Most operations in one request of `POST /api/operations` (OPERATIONS_MAX, default 100). */
   operationsMax: number;
+  /**
+   * REFUSED_BODY_RATE (20/1s): how many bodies refused while they arrive one peer gets answered
+   * at once; past it, each waits its turn (src/rest/http/request/refusal-pace.ts).
+   */
+  refusedBodyRate: RateLimit;
   /** Worker processes sharing the port (node:cluster); 1 serves from the one process. */
   webConcurrency: number;
   /** Express `trust proxy` setting, for scheme and client address behind a load balancer. */
@@ -326,6 +331,7 @@ export function loadConfig(
     keepAliveTimeout: Number(vars.KEEP_ALIVE_TIMEOUT ?? '5'),
     queryTimeoutMs: Number(vars.QUERY_TIMEOUT_MS ?? '10000'),
     operationsMax: Number(vars.OPERATIONS_MAX ?? '100'),
+    refusedBodyRate: rate(vars.REFUSED_BODY_RATE ?? '20/1s') as RateLimit,
     webConcurrency: Number(vars.WEB_CONCURRENCY ?? '1'),
     trustProxy: flag(vars.TRUST_PROXY ?? 'false'),
     pageTotalCount: flag(vars.PAGE_TOTAL_COUNT ?? 'true'),

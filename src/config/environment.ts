@@ -80,6 +80,10 @@ export class Environment {
   OPERATIONS_MAX?: string;
 
   @IsOptional()
+  @Matches(RATE, { message: 'must be refused bodies/window, such as 20/1s, 600/1m or 5000/1h' })
+  REFUSED_BODY_RATE?: string;
+
+  @IsOptional()
   @Matches(FLAG, { message: 'must be true or false' })
   TRUST_PROXY?: string;
 
@@ -232,6 +236,7 @@ export const ENVIRONMENT_VARIABLES = [
   'QUERY_TIMEOUT_MS',
   'WEB_CONCURRENCY',
   'OPERATIONS_MAX',
+  'REFUSED_BODY_RATE',
   'TRUST_PROXY',
   'PAGE_TOTAL_COUNT',
   'DATABASE_REPLICA_URLS',

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../../../src/config/configuration';
+import { expectRefused } from './refused';
 
 describe('public URL, allowed hosts and health details settings', () => {
   it("should set no public URL, allow only the machine's own names and hide health details by default", () => {
@@ -40,5 +41,17 @@ describe('public URL, allowed hosts and health details settings', () => {
   it('should read HEALTH_DETAILS as a flag', () => {
     expect(loadConfig({ HEALTH_DETAILS: 'true' }).healthDetails).toBe(true);
     expect(() => loadConfig({ HEALTH_DETAILS: 'maybe' })).toThrow(/HEALTH_DETAILS/);
+  });
+
+  it('should answer 20 refused bodies a second per client by default, and read REFUSED_BODY_RATE', () => {
+    expect(loadConfig({}).refusedBodyRate).toEqual({ limit: 20, windowSeconds: 1 });
+    expect(loadConfig({ REFUSED_BODY_RATE: '600/1m' }).refusedBodyRate).toEqual({
+      limit: 600,
+      windowSeconds: 60,
+    });
+    expectRefused(
+      { REFUSED_BODY_RATE: '20' },
+      'REFUSED_BODY_RATE must be refused bodies/window, such as 20/1s, 600/1m or 5000/1h, got "20"',
+    );
   });
 });

@@ -17,6 +17,7 @@ import { parseXml, XmlLimits } from '../../core/input/xml-input';
 import { ApiError, statusOf } from '../response/api-error';
 import { isRead } from '../response/methods';
 import { printable, sendError } from '../response/respond';
+import type { RefusalPace } from './refusal-pace';
 
 /** Largest body accepted: 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -31,18 +32,19 @@ const XML_TYPES = new Set(['application/xml', 'text/xml']);
  * refused while it arrives leaves nothing of itself behind; a compressed one by Express's reader,
  * which inflates it.
  */
-export function bodyParsers() {
+export function bodyParsers(pace?: RefusalPace) {
   const readInflated = raw({ type: () => true, limit: BODY_LIMIT });
+  const refuse: Refuse = (res, status, message) => refuseAndClose(res, status, message, pace);
   return (req: Request, res: Response, next: NextFunction) => {
     if (isRead(req.method)) {
       req.body = undefined;
       return next();
     }
     // Refused before a byte of it is read: Express's reader would read (and drop) all of it first.
-    if (declaredTooLarge(req)) return refuseTooLarge(res);
+    if (declaredTooLarge(req)) return refuse(res, 413, TOO_LARGE);
     const done = (error?: unknown) => (error ? bodyErrors(error, req, res, next) : next());
     const read = (error?: unknown) => (error ? done(error) : decodeBody(req, res, done));
-    if (identity(req)) readAsSent(req, res, read);
+    if (identity(req)) readAsSent(req, res, refuse, read);
     else readInflated(req, res, read);
   };
 }
@@ -58,6 +60,7 @@ export function bodyParsers() {
 function readAsSent(
   req: IncomingMessage & { body?: unknown },
   res: Response,
+  refuse: Refuse,
   next: (error?: unknown) => void,
 ): void {
   const limits = limitsOf(req);
@@ -70,7 +73,7 @@ function readAsSent(
     stop();
     // Nothing of the body is kept while its connection closes.
     chunks.length = 0;
-    if (!res.headersSent) refuseAndClose(res, exceeded === TOO_LARGE ? 413 : 400, exceeded);
+    if (!res.headersSent) refuse(res, exceeded === TOO_LARGE ? 413 : 400, exceeded);
   };
   const onEnd = () => {
     stop();
@@ -166,33 +169,45 @@ function identity(req: IncomingMessage): boolean {
 /** How long the connection of a refused body stays, at most, after its FIN, before it is destroyed. */
 const LINGER_MS = 2000;
 
-/**
- * 413 at once, then the connection is closed (a FIN: the client stops sending), reading no more
- * of what the client sends meanwhile; the socket is destroyed after LINGER_MS at most.
- */
-function refuseTooLarge(res: Response): void {
-  // Express's reader, still at work on a body refused while it arrived, ends in an error of its
-  // own later: already answered (bodyErrors).
-  refuseAndClose(res, 413, TOO_LARGE);
-}
+/** A body's refusal while it arrives (refuseAndClose, at the pace of its peer's refusals). */
+type Refuse = (res: Response, status: number, message: string) => void;
 
 /**
- * A body's refusal while it arrives: the answer with `Connection: close` (the client opens a new
- * connection for its next request), then no more of the body is read, and the connection ends
+ * A body's refusal while it arrives: no more of it is read, then the answer with `Connection:
+ * close` (the client opens a new connection for its next request), and the connection ends
  * (closeAfter). Node would close the socket at once on that header, the body unread, and the
  * client's system could then discard the answer on the reset that follows: closeAfter does it.
+ * The answer waits its turn when the peer's refusals come faster than `pace` allows; a peer too
+ * far over gets none, its connection closed at once.
  */
-function refuseAndClose(res: Response, status: number, message: string): void {
+function refuseAndClose(
+  res: Response,
+  status: number,
+  message: string,
+  pace: RefusalPace | undefined,
+): void {
   res.locals.bodyRefused = true;
+  res.req.pause();
+  const wait = pace ? pace.wait(res.req.ip ?? res.req.socket.remoteAddress ?? '') : 0;
+  if (wait === undefined) res.req.socket.destroy();
+  else if (wait === 0) answerRefusal(res, status, message);
+  else setTimeout(answerRefusal, wait, res, status, message).unref();
+}
+
+function answerRefusal(res: Response, status: number, message: string): void {
+  // Gone while it waited: nothing to answer.
+  if (res.req.socket.destroyed) return;
   res.setHeader('Connection', 'close');
   sendError(res, status, { message });
   // Node's own close on `Connection: close` (it is written by now), left to closeAfter.
   (res as unknown as { _last: boolean })._last = false;
-  res.req.pause();
   closeAfter(res);
 }
 
-/** Ends the connection once `res` is sent, lingering (see refuseTooLarge). */
+/**
+ * Ends the connection once `res` is sent: a FIN (the client stops sending), no more read of what
+ * it sends meanwhile, and the socket destroyed LINGER_MS later at most.
+ */
 function closeAfter(res: Response): void {
   const { req } = res;
   const socket = req.socket;
