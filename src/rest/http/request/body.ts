@@ -188,6 +188,8 @@ function refuseAndClose(
 ): void {
   res.locals.bodyRefused = true;
   res.req.pause();
+  // A refused body's connection does not keep the process alive (a worker that stops, a test).
+  res.req.socket.unref();
   const wait = pace ? pace.wait(res.req.ip ?? res.req.socket.remoteAddress ?? '') : 0;
   if (wait === undefined) res.req.socket.destroy();
   else if (wait === 0) answerRefusal(res, status, message);
