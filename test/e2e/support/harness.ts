@@ -423,8 +423,11 @@ export class TestApp {
   /**
    * Transactions open on the app's database (SQLite: its one connection's; MySQL: of any
    * connection to it but this one's and `besides`' threads): 0 once a failed write rolled back.
+   * With `startedBy` (the database's NOW(), see `databaseNow`), only those that started by then:
+   * the app's own background work (the feed's sequencer, webhook deliveries) starts transactions
+   * of its own after a failed write, which are none of its leftovers.
    */
-  async openTransactions(besides: number[] = []): Promise<number> {
+  async openTransactions(besides: number[] = [], startedBy?: string): Promise<number> {
     if (this.dialect === 'sqlite') {
       const driver = this.dataSource.driver as unknown as {
         databaseConnection: { inTransaction: boolean };
@@ -435,10 +438,18 @@ export class TestApp {
       'SELECT COUNT(*) AS n FROM information_schema.innodb_trx x' +
         ' JOIN information_schema.processlist p ON p.id = x.trx_mysql_thread_id' +
         ' WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID()' +
-        besides.map(() => ' AND p.id <> ?').join(''),
-      besides,
+        besides.map(() => ' AND p.id <> ?').join('') +
+        (startedBy === undefined ? '' : ' AND x.trx_started <= ?'),
+      startedBy === undefined ? besides : [...besides, startedBy],
     );
     return Number(row.n);
+  }
+
+  /** The database's clock now (MySQL: `NOW()`, to the second), for `openTransactions`. */
+  async databaseNow(): Promise<string | undefined> {
+    if (this.dialect === 'sqlite') return undefined;
+    const [row] = await this.query("SELECT DATE_FORMAT(NOW(), '%Y-%m-%d %H:%i:%s') AS now");
+    return String(row.now);
   }
 
   async close(): Promise<void> {
