@@ -46,9 +46,14 @@ async function stopInGaleraStage(signal: NodeJS.Signals): Promise<void> {
     expect(exit.code).toBe(signal === 'SIGINT' ? 130 : 143);
     expect(run.stderr).toContain(`${signal}: stopping the run (e2e on a Galera cluster)`);
   }
-  // The runner sweeps before it exits; killed outright, its guard does within a moment.
+  // The runner sweeps before it exits; killed outright, its guard does within a moment. A
+  // process started just before the kill (a worker Jest was spawning) is swept too, and may take
+  // a moment more to end on a slow machine: every process naming the folder must be gone.
   await waitFor(
-    () => seen.every((p) => !alive(p.pid)) && !existsSync(folder),
+    () =>
+      seen.every((p) => !alive(p.pid)) &&
+      !existsSync(folder) &&
+      processesNaming(folder).length === 0,
     `the run's processes and folder gone after ${signal}`,
     30_000,
   );
