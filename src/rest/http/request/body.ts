@@ -98,12 +98,17 @@ function readAsSent(
 
 /** The scan of a body's type (JSON, XML) in UTF-8 (another charset is 415, once read), if any. */
 function limitsOf(req: IncomingMessage): JsonLimits | XmlLimits | undefined {
-  const contentType = req.headers['content-type'] ?? '';
-  const type = contentType.split(';')[0].trim().toLowerCase();
+  const { contentType, type } = mediaTypeOf(req);
   const charset = CHARSET.exec(contentType);
   if (charset && (charset[1] ?? charset[2]).toLowerCase() !== 'utf-8') return undefined;
   if (JSON_TYPE.test(type)) return new JsonLimits();
   return XML_TYPES.has(type) ? new XmlLimits() : undefined;
+}
+
+/** The request's Content-Type as sent, and its media type alone, in lower case. */
+function mediaTypeOf(req: IncomingMessage): { contentType: string; type: string } {
+  const contentType = req.headers['content-type'] ?? '';
+  return { contentType, type: contentType.split(';')[0].trim().toLowerCase() };
 }
 
 function decodeBody(req: Request, res: Response, next: (error?: unknown) => void) {
@@ -114,8 +119,7 @@ function decodeBody(req: Request, res: Response, next: (error?: unknown) => void
     req.body = undefined;
     return next();
   }
-  const contentType = req.headers['content-type'] ?? '';
-  const type = contentType.split(';')[0].trim().toLowerCase();
+  const { contentType, type } = mediaTypeOf(req);
   const json = JSON_TYPE.test(type);
   if (json || XML_TYPES.has(type)) {
     let text = '';
