@@ -7,9 +7,8 @@
  * 400 at the chunk that passes it, and the connection closes: the rest is never waited for.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { useApp } from '../support/harness';
-import { Connection, firstAnswer } from '../support/raw-connection';
+import { Connection, firstAnswer, listenOnAnyPort } from '../support/raw-connection';
 import { USERS } from '../support/fixtures';
 import { xmlMessage } from '../support/http';
 
@@ -23,9 +22,7 @@ describe('write: a body over the limit is refused before it is read', () => {
   let port = 0;
 
   beforeAll(async () => {
-    const server = t.app.getHttpServer() as Server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnAnyPort(t.app.getHttpServer() as Server);
   });
 
   const head = (lines: string[]) =>

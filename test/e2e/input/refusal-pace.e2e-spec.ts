@@ -7,10 +7,9 @@
  * cannot come before it, however busy the machine.)
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { useApp } from '../support/harness';
 import { USERS } from '../support/fixtures';
-import { Connection, firstAnswer } from '../support/raw-connection';
+import { Connection, firstAnswer, listenOnAnyPort } from '../support/raw-connection';
 
 const DEEP = 'JSON body is nested more than 64 levels deep.';
 
@@ -20,9 +19,7 @@ describe("write: refused bodies are answered at their client's pace", () => {
   const open: Connection[] = [];
 
   beforeAll(async () => {
-    const server = t.app.getHttpServer() as Server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnAnyPort(t.app.getHttpServer() as Server);
   });
 
   afterEach(() => {

@@ -2,7 +2,14 @@
  * A raw TCP connection for the tests that must see every byte the server sends, and when: the
  * bodies refused while they arrive, and the answers held back.
  */
-import { Socket, connect } from 'node:net';
+import type { Server } from 'node:http';
+import { AddressInfo, Socket, connect } from 'node:net';
+
+/** Makes `server` (an app's HTTP server) listen on a free port of 127.0.0.1; its port. */
+export async function listenOnAnyPort(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
 
 /** A connection whose bytes received are kept as text, with a wait for a condition on them. */
 export class Connection {
