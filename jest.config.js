@@ -16,6 +16,15 @@ const transform = {
 const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 
 module.exports = {
+  // A worker whose heap passed 1 GB after a test file is replaced by a fresh one: every e2e file
+  // boots Nest anew, and a worker that kept all of them grew to 1.5 GB and spent its time in the
+  // collector (the SQLite stage ran 10-20% faster with the limit).
+  workerIdleMemoryLimit: '1GB',
+  // A worker that has finished exits by itself, but tearing down a heap of several hundred MB
+  // takes longer than Jest's default 500 ms on a loaded machine, which Jest then reported as a
+  // worker that "failed to exit gracefully" and killed. Nothing was left open (checked by
+  // tracing the workers' handles and timers); they only needed the time.
+  workerGracefulExitTimeout: 5000,
   projects: [
     {
       displayName: 'unit',
