@@ -5,6 +5,7 @@ import { Params } from 'nestjs-pino';
 import { Level, Logger } from 'pino';
 import { AppConfig } from './config/configuration';
 import { actorOf } from './rest/http/auth/principal';
+import { CUT_OFF } from './rest/http/request/body';
 import { Metrics, routeTemplate } from './observability/metrics';
 import { rootLogger, SLOW_CONSUMER } from './observability/root-logger';
 import {
@@ -63,7 +64,7 @@ export function accessLog(
       // Who made it (a token's `sub`, `api-token`), when access control knows.
       const actor = actorOf(req);
       span.end?.(routeTemplate(req), status, actor);
-      const cut = res.writableFinished ? undefined : unfinished(res);
+      const cut = res.writableFinished && !res.locals[CUT_OFF] ? undefined : unfinished(res);
       const level = cut ? cut.level : levelOf(status);
       if (!logger.isLevelEnabled(level)) return;
       const path = pathOf(req.originalUrl);
@@ -98,7 +99,8 @@ function levelOf(status: number): Level {
  * The level and word of a response that did not finish. An event stream (`text/event-stream`)
  * has no end of its own: its consumer closing it is how it ends (info), and the service closing
  * a consumer that does not read (events/event-hub.ts) is a warning. Any other response cut off
- * before its end is an error.
+ * before its end is an error, and so is a request whose body was cut off (CUT_OFF), whether or
+ * not a 400 then made it into the closing socket.
  */
 function unfinished(res: Response): { level: Level; says: string } {
   const type = res.getHeader('Content-Type');

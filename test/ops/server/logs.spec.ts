@@ -4,6 +4,7 @@
  */
 import { once } from 'node:events';
 import http from 'node:http';
+import net from 'node:net';
 import { LogEntry, ServerProcess, sqliteUrl, startServer } from '../support/process';
 
 const accessLine = (path: string, status?: number) => (e: LogEntry) =>
@@ -120,6 +121,25 @@ describe('logs with default settings', () => {
     req.write('{"name":', () => req.destroy());
     const line = await server.waitForLog((e) => e.req?.id === 'ops-log-cut');
     expect(line.req).toEqual({ id: 'ops-log-cut', method: 'POST', path: '/api/demo/marbles' });
+    expect(line.level).toBe(50);
+    expect(line.msg).toBe('POST /api/demo/marbles aborted');
+  });
+
+  it('should log a request whose client stopped writing mid-body as an error, "aborted"', async () => {
+    // The client half-closes its side mid-body and reads on. Node's HTTP parser sees the body
+    // end short of its Content-Length and answers the bare 400 itself; the service's line says
+    // what the request was: cut off.
+    const socket = net.connect(Number(new URL(server.url('/')).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.end(
+      'POST /api/demo/marbles HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 100\r\nX-Request-Id: ops-log-half\r\n\r\n{"name":',
+    );
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (text: string) => (answer += text));
+    await once(socket, 'close');
+    expect(answer).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    const line = await server.waitForLog((e) => e.req?.id === 'ops-log-half');
     expect(line.level).toBe(50);
     expect(line.msg).toBe('POST /api/demo/marbles aborted');
   });

@@ -82,6 +82,7 @@ function readAsSent(
   };
   const onAborted = () => {
     stop();
+    res.locals[CUT_OFF] = true;
     next(new ApiError(400, CUT_SHORT));
   };
   const stop = () => {
@@ -163,6 +164,13 @@ function declaredTooLarge(req: IncomingMessage): boolean {
 
 const TOO_LARGE = `Request body is larger than ${BODY_LIMIT} bytes.`;
 const CUT_SHORT = 'Request body was cut short.';
+
+/**
+ * `res.locals` key: the client ended the connection before its body was whole. The 400 that
+ * follows may still be written into the half-closed socket, or not, as the two sides race; the
+ * access line (logging.ts) says "aborted" either way.
+ */
+export const CUT_OFF = 'bodyCutOff';
 
 /** Whether the body is sent as it is (no `Content-Encoding`, or `identity`). */
 function identity(req: IncomingMessage): boolean {
@@ -304,7 +312,9 @@ function bodyErrors(error: unknown, req: Request, res: Response, next: NextFunct
       `Request body is not ${encoding} data, as its Content-Encoding says; send it compressed ` +
       'that way, or without Content-Encoding.';
   } else {
-    const known = STATUS_BY_TYPE[(error as { type?: string }).type ?? ''];
+    const { type = '' } = error as { type?: string };
+    if (type === 'request.aborted') res.locals[CUT_OFF] = true;
+    const known = STATUS_BY_TYPE[type];
     if (known) [status, message] = known;
   }
   sendError(res, status, { message });
