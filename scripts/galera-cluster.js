@@ -461,6 +461,65 @@ function bindable(port) {
   });
 }
 
+/** How long a port of the cluster's may stay taken before the start gives up. */
+const PORT_WAIT_MS = 30_000;
+
+const TCP_STATES = {
+  '01': 'ESTABLISHED',
+  '02': 'SYN_SENT',
+  '03': 'SYN_RECV',
+  '04': 'FIN_WAIT1',
+  '05': 'FIN_WAIT2',
+  '06': 'TIME_WAIT',
+  '07': 'CLOSE',
+  '08': 'CLOSE_WAIT',
+  '09': 'LAST_ACK',
+  '0A': 'LISTEN',
+  '0B': 'CLOSING',
+};
+
+/**
+ * The sockets bound to local `port` and the processes holding them, from /proc (Linux), for the
+ * error that names a taken port: "LISTEN by 1234 (mariadbd --port=…)", "TIME_WAIT".
+ */
+function holdersOf(port) {
+  const found = [];
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let lines = [];
+    try {
+      lines = fs.readFileSync(table, 'utf8').trim().split('\n').slice(1);
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[1].split(':')[1] !== hex) continue;
+      const state = TCP_STATES[fields[3]] ?? fields[3];
+      const owner = ownerOf(fields[9]);
+      found.push(owner ? `${state} by ${owner}` : state);
+    }
+  }
+  return found.length ? found.join(', ') : 'no socket of it is listed any more';
+}
+
+/** The process holding socket `inode`: "pid (command line)", or undefined. */
+function ownerOf(inode) {
+  if (!inode || inode === '0') return undefined;
+  for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+        if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) !== `socket:[${inode}]`) continue;
+        const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+        return `${pid} (${args.trim().slice(0, 160)})`;
+      }
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return undefined;
+}
+
 /** The kernel's range of ports for outgoing connections, where any client may take a port. */
 function ephemeralRange() {
   try {
@@ -480,14 +539,21 @@ async function portsFor(basePort, index) {
     const ports = { sql: first, group: first + 1, ist: first + 2, sst: first + 3 };
     // Galera's IST listener cannot bind a port that a closed connection still holds
     // (TIME_WAIT): ports for outgoing connections are a poor choice, and a taken one is named.
+    // A port the last user (the suite before, its servers going down) still holds is waited
+    // for, up to PORT_WAIT_MS, before it is named with what holds it.
     for (const port of Object.values(ports)) {
-      if (!(await bindable(port))) {
+      const until = Date.now() + PORT_WAIT_MS;
+      while (!(await bindable(port))) {
+        if (Date.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          continue;
+        }
         const [low, high] = ephemeralRange();
         const hint =
           port >= low && port <= high
             ? ` (outgoing connections use ${low}-${high}: choose a base below)`
             : '';
-        throw new Error(`port ${port} is in use${hint}`);
+        throw new Error(`port ${port} is in use${hint}: ${holdersOf(port)}`);
       }
     }
     return ports;
