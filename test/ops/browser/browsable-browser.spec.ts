@@ -363,6 +363,8 @@ describe('browsable API in a browser', () => {
       'Skip to the content',
     );
     await page.keyboard.press('Enter');
+    // The fragment navigation lands after the key press returns: wait for it, not for a moment.
+    await page.waitForFunction(() => location.hash === '#main', undefined, { timeout: 10_000 });
     expect(new URL(page.url()).hash).toBe('#main');
     // The OPTIONS metadata from the keyboard.
     await page.locator('#options-button').focus();
