@@ -544,16 +544,15 @@ async function portsFor(basePort, index) {
     for (const port of Object.values(ports)) {
       const until = Date.now() + PORT_WAIT_MS;
       while (!(await bindable(port))) {
-        if (Date.now() < until) {
-          await new Promise((resolve) => setTimeout(resolve, 250));
-          continue;
+        if (Date.now() >= until) {
+          const [low, high] = ephemeralRange();
+          const hint =
+            port >= low && port <= high
+              ? ` (outgoing connections use ${low}-${high}: choose a base below)`
+              : '';
+          throw new Error(`port ${port} is in use${hint}: ${holdersOf(port)}`);
         }
-        const [low, high] = ephemeralRange();
-        const hint =
-          port >= low && port <= high
-            ? ` (outgoing connections use ${low}-${high}: choose a base below)`
-            : '';
-        throw new Error(`port ${port} is in use${hint}: ${holdersOf(port)}`);
+        await pause(250);
       }
     }
     return ports;
